@@ -1,0 +1,26 @@
+"""Input/output: Zarr artifact stores and tidy tables."""
+
+from psybench.io.store import (
+    ArraySpec,
+    Store,
+    StoreError,
+    StreamSpec,
+    open_store,
+    verify_store,
+    write_store,
+    write_store_stream,
+)
+from psybench.io.tables import read_table, write_table
+
+__all__ = [
+    "ArraySpec",
+    "Store",
+    "StoreError",
+    "open_store",
+    "verify_store",
+    "write_store",
+    "StreamSpec",
+    "write_store_stream",
+    "read_table",
+    "write_table",
+]

@@ -1,0 +1,253 @@
+"""The model registry: named algorithms with parameter defaults, built in or user-supplied.
+
+An *algorithm* is a Python callable registered once with :func:`register`
+(psybench's own) or named ``package.module:function`` in the config (a user's).
+A *model* is one configured use of an algorithm: a unique name, the algorithm,
+and parameter values; the same algorithm may appear as several models with
+different parameters (intra-technique evaluation, papers/001 section 3.3).
+
+Motion algorithms come in two kinds (``kind``):
+
+``"pair"``
+    ``f(frame0, frame1, **params) -> flow`` with frames ``ndarray, shape (H, W)``
+    float32 luminance in [0, 1] and ``flow`` of shape ``(H, W, 2)`` in px/frame,
+    components ``(u, v)`` = (rightward, downward), such that
+    ``frame0(x) ~ frame1(x + flow(x))``. Classic optical flow; pairs are
+    independent, so psybench streams and parallelises them.
+``"stream"``
+    ``f(chunks, *, display, **params) -> iterator of dict`` where ``chunks`` is an
+    iterator over consecutive frame blocks ``ndarray, shape (t, H, W)`` and each
+    yielded dict holds ``"flow"`` of shape ``(t, H, W, 2)`` (one sample per input
+    frame, causal) and optionally ``"p"`` of shape ``(t, H, W, V)``, a distributed
+    velocity representation over the velocities named by the function attribute
+    ``velocities`` (``(V, 2)`` px/frame). Stateful models (recurrent dynamics in ms).
+
+Example config entries::
+
+    models:
+      - {name: horn_schunck, algorithm: horn_schunck, params: {alpha: 1.0}}
+      - {name: my_flow, callable: "mypackage.flow:estimate", kind: pair}
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import inspect
+from typing import Any, Callable, Mapping
+
+from psybench.provenance import params_hash
+
+__all__ = [
+    "Algorithm",
+    "ModelSpec",
+    "ModelError",
+    "register",
+    "get_algorithm",
+    "list_algorithms",
+    "list_models",
+    "load_callable",
+    "resolve_model",
+]
+
+KINDS = ("pair", "stream", "saliency", "plausibility")
+_ALGORITHMS: dict[str, "Algorithm"] = {}
+# Modules whose import registers psybench's built-in algorithms.
+_BUILTIN_MODULES = (
+    "psybench.models.flow",
+    "psybench.models.motion_energy",
+    "psybench.models.v1mt",
+)
+
+
+class ModelError(ValueError):
+    """A model is misconfigured or misbehaves; the message names the model."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Algorithm:
+    """A registered algorithm: its callable, kind, track and parameter defaults."""
+
+    name: str
+    function: Callable[..., Any]
+    track: str
+    kind: str
+    defaults: Mapping[str, Any]
+    reference: str = ""
+    description: str = ""
+    source: str = "builtin"
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelSpec:
+    """One configured model: a unique name, its algorithm and parameter values."""
+
+    name: str
+    algorithm: Algorithm
+    params: Mapping[str, Any]
+
+    @property
+    def kind(self) -> str:
+        return self.algorithm.kind
+
+    @property
+    def track(self) -> str:
+        return self.algorithm.track
+
+    @property
+    def params_hash(self) -> str:
+        return params_hash({"algorithm": self.algorithm.name, "params": dict(self.params)})
+
+    def to_attrs(self) -> dict[str, Any]:
+        """Deterministic description for store attributes."""
+        return {
+            "name": self.name,
+            "algorithm": self.algorithm.name,
+            "source": self.algorithm.source,
+            "kind": self.kind,
+            "params": dict(self.params),
+            "params_hash": self.params_hash,
+        }
+
+
+def _keyword_defaults(func: Callable[..., Any]) -> dict[str, Any]:
+    sig = inspect.signature(func)
+    return {
+        name: p.default
+        for name, p in sig.parameters.items()
+        if p.kind is inspect.Parameter.KEYWORD_ONLY and p.default is not inspect.Parameter.empty and name != "display"
+    }
+
+
+def register(
+    name: str, *, track: str, kind: str, reference: str = "", description: str = ""
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator registering a built-in algorithm; defaults are its keyword-only parameters."""
+    if kind not in KINDS:
+        raise ValueError(f"algorithm {name!r}: kind must be one of {KINDS}, got {kind!r}")
+
+    def deco(func: Callable[..., Any]) -> Callable[..., Any]:
+        if name in _ALGORITHMS and _ALGORITHMS[name].function is not func:
+            raise ValueError(f"algorithm {name!r} is registered twice")
+        doc = (inspect.getdoc(func) or "").splitlines()
+        _ALGORITHMS[name] = Algorithm(
+            name=name,
+            function=func,
+            track=track,
+            kind=kind,
+            defaults=_keyword_defaults(func),
+            reference=reference,
+            description=description or (doc[0] if doc else ""),
+        )
+        return func
+
+    return deco
+
+
+def _load_builtins() -> None:
+    for mod in _BUILTIN_MODULES:
+        try:
+            importlib.import_module(mod)
+        except ModuleNotFoundError as exc:
+            if exc.name != mod:  # a real missing dependency inside the module
+                raise
+
+
+def get_algorithm(name: str) -> Algorithm:
+    """Return the built-in algorithm ``name``; :class:`ModelError` lists the known ones."""
+    _load_builtins()
+    try:
+        return _ALGORITHMS[name]
+    except KeyError:
+        raise ModelError(f"unknown algorithm {name!r}; known: {sorted(_ALGORITHMS)}") from None
+
+
+def list_algorithms() -> list[Algorithm]:
+    """Every registered built-in algorithm, sorted by name."""
+    _load_builtins()
+    return [_ALGORITHMS[k] for k in sorted(_ALGORITHMS)]
+
+
+def list_models() -> list[dict[str, Any]]:
+    """Rows ``{name, track, kind, source, reference, description}`` for the CLI."""
+    return [
+        {
+            "name": a.name,
+            "track": a.track,
+            "kind": a.kind,
+            "source": a.source,
+            "reference": a.reference,
+            "description": a.description,
+        }
+        for a in list_algorithms()
+    ]
+
+
+def load_callable(path: str, *, model: str = "?") -> Callable[..., Any]:
+    """Import ``package.module:function`` (the function may be dotted, ``mod:Class.method``)."""
+    if not isinstance(path, str) or path.count(":") != 1:
+        raise ModelError(f"model {model!r}: callable must look like 'package.module:function', got {path!r}")
+    mod_name, attr = path.split(":")
+    try:
+        obj: Any = importlib.import_module(mod_name)
+    except Exception as exc:
+        raise ModelError(f"model {model!r}: cannot import module {mod_name!r} ({exc})") from exc
+    for part in attr.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise ModelError(f"model {model!r}: module {mod_name!r} has no attribute {attr!r}") from None
+    if not callable(obj):
+        raise ModelError(f"model {model!r}: {path!r} is not callable")
+    return obj
+
+
+def resolve_model(entry: Mapping[str, Any], *, track: str | None = None) -> ModelSpec:
+    """Turn one config entry into a :class:`ModelSpec`, checking parameter names.
+
+    Parameters
+    ----------
+    entry : mapping
+        ``{name, algorithm | callable, kind (for callables), params}``.
+    track : str, optional
+        Track the model must belong to (e.g. ``"motion"``).
+    """
+    name = entry.get("name")
+    if not isinstance(name, str) or not name:
+        raise ModelError(f"model entry {dict(entry)!r} has no 'name'")
+    params = dict(entry.get("params") or {})
+    if "algorithm" in entry and "callable" in entry:
+        raise ModelError(f"model {name!r}: give 'algorithm' or 'callable', not both")
+    if "algorithm" in entry:
+        try:
+            algo = get_algorithm(entry["algorithm"])
+        except ModelError as exc:
+            raise ModelError(f"model {name!r}: {exc}") from None
+    elif "callable" in entry:
+        func = load_callable(entry["callable"], model=name)
+        kind = entry.get("kind", "pair")
+        if kind not in KINDS:
+            raise ModelError(f"model {name!r}: kind must be one of {KINDS}, got {kind!r}")
+        algo = Algorithm(
+            name=entry["callable"],
+            function=func,
+            track=track or entry.get("track", "motion"),
+            kind=kind,
+            defaults=_keyword_defaults(func),
+            source="user",
+        )
+    else:
+        raise ModelError(f"model {name!r}: needs 'algorithm' (built in) or 'callable' ('module:function')")
+    if track is not None and algo.track != track:
+        raise ModelError(f"model {name!r}: algorithm {algo.name!r} belongs to track {algo.track!r}, not {track!r}")
+    accepts_any = any(
+        p.kind is inspect.Parameter.VAR_KEYWORD for p in inspect.signature(algo.function).parameters.values()
+    )
+    unknown = sorted(set(params) - set(algo.defaults))
+    if unknown and not accepts_any:
+        raise ModelError(
+            f"model {name!r}: unknown parameter(s) {unknown} for algorithm {algo.name!r}; "
+            f"accepted: {sorted(algo.defaults)}"
+        )
+    merged = {**algo.defaults, **params}
+    return ModelSpec(name=name, algorithm=algo, params=merged)
