@@ -194,7 +194,8 @@ def direction_deg(u, v):
     """
     import numpy as np
 
-    return np.degrees(np.arctan2(-np.asarray(v), np.asarray(u)))
+    # 0.0 - v (not -v) so that v = +0.0 gives +0.0 and leftward motion is +180, not -180
+    return np.degrees(np.arctan2(0.0 - np.asarray(v, dtype=float), np.asarray(u, dtype=float)))
 
 
 def wrap_deg(angle):

@@ -1,0 +1,23 @@
+# psybench: benchmark vision models against human behaviour.
+# Stages: stimuli -> responses -> readouts -> scores -> aggregate (+ figures, report).
+# Run: snakemake --cores 2 all   (profiles/default is loaded automatically)
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+report: "report/workflow.rst"
+
+
+include: "rules/common.smk"
+include: "rules/motion.smk"
+include: "rules/aggregate.smk"
+
+
+rule all:
+    default_target: True
+    input:
+        get_all_targets(),

@@ -1,0 +1,114 @@
+"""Configuration: load, validate against the JSON schema, fill defaults, check semantics.
+
+The workflow calls :func:`validate_config` while the Snakefile is parsed, so a
+bad config fails before any job with a :class:`ConfigError` whose message names
+the offending key as a dotted path (``motion.gratings.diameters_deg[1]``).
+Library users call :func:`load_config` the same way.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any, Mapping
+
+import jsonschema
+import yaml
+
+from psybench.registry import ModelError, resolve_model
+
+__all__ = ["ConfigError", "load_config", "validate_config", "SCHEMA_PATH", "motion_models", "key_path"]
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+SCHEMA_PATH = PROJECT_ROOT / "config" / "schema.yaml"
+
+
+class ConfigError(ValueError):
+    """The configuration is invalid; the message names the key."""
+
+
+def key_path(parts) -> str:
+    """Dotted path of a JSON-schema error location: ``motion.models[2].name``."""
+    out = ""
+    for p in parts:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out or "<top level>"
+
+
+def _with_defaults(validator_class):
+    validate_props = validator_class.VALIDATORS["properties"]
+
+    def set_defaults(validator, properties, instance, schema):
+        if isinstance(instance, dict):
+            for prop, sub in properties.items():
+                if isinstance(sub, dict) and "default" in sub and prop not in instance:
+                    instance[prop] = copy.deepcopy(sub["default"])
+        yield from validate_props(validator, properties, instance, schema)
+
+    return jsonschema.validators.extend(validator_class, {"properties": set_defaults})
+
+
+def _describe(err: jsonschema.ValidationError) -> str:
+    where = key_path(err.absolute_path)
+    if err.validator == "additionalProperties":
+        allowed = sorted((err.schema.get("properties") or {}).keys())
+        return f"config key {where}: {err.message}; allowed keys: {allowed}"
+    if err.validator == "oneOf" and isinstance(err.instance, dict) and "name" in err.instance:
+        return f"config key {where} (model {err.instance['name']!r}): give exactly one of 'algorithm' or 'callable'"
+    return f"config key {where}: {err.message}"
+
+
+def validate_config(config: dict[str, Any], *, schema_path: str | Path = SCHEMA_PATH) -> dict[str, Any]:
+    """Validate ``config`` in place (defaults filled) and return it.
+
+    Raises
+    ------
+    ConfigError
+        For the first schema violation (by path), a duplicate or unknown model,
+        a model parameter the algorithm does not take, or bad stimulus values.
+    """
+    schema = yaml.safe_load(Path(schema_path).read_text())
+    validator = _with_defaults(jsonschema.Draft202012Validator)(schema)
+    errors = sorted(validator.iter_errors(config), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
+    if errors:
+        # the deepest error is the most specific one for a misspelt or bad value
+        err = max(errors, key=lambda e: len(e.absolute_path))
+        raise ConfigError(_describe(err))
+    if "motion" in config.get("tracks", []):
+        motion_models(config)
+        try:
+            from psybench.stimuli.motion import stimulus_set
+        except ModuleNotFoundError:  # pragma: no cover - during bootstrap only
+            stimulus_set = None
+        if stimulus_set is not None:
+            try:
+                stimulus_set(config["motion"])
+            except ValueError as exc:
+                raise ConfigError(str(exc)) from None
+    return config
+
+
+def motion_models(config: Mapping[str, Any]) -> dict[str, Any]:
+    """Resolve ``motion.models`` into ``{name: ModelSpec}``, naming the key of any error."""
+    out = {}
+    for i, entry in enumerate(config.get("motion", {}).get("models", [])):
+        where = f"motion.models[{i}]"
+        if entry["name"] in out:
+            raise ConfigError(f"config key {where}.name: model name {entry['name']!r} is used twice")
+        try:
+            out[entry["name"]] = resolve_model(entry, track="motion")
+        except ModelError as exc:
+            raise ConfigError(f"config key {where}: {exc}") from None
+    return out
+
+
+def load_config(path: str | Path) -> dict[str, Any]:
+    """Read a YAML config file and validate it (see :func:`validate_config`)."""
+    path = Path(path)
+    try:
+        config = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"config file {path} is not valid YAML: {exc}") from None
+    if not isinstance(config, dict):
+        raise ConfigError(f"config file {path} must hold a mapping at the top level")
+    return validate_config(config)

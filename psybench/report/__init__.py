@@ -1,0 +1,1 @@
+"""Figures for the Snakemake HTML report (matplotlib, Agg backend, deterministic)."""

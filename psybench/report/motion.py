@@ -1,0 +1,137 @@
+"""Motion-track figures: stimulus frames, flow fields, direction-error curves with fits.
+
+Every function reads psybench stores, draws with matplotlib's Agg backend and
+saves a PNG without timestamps in its metadata, so figures are reproducible.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Sequence
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from psybench.io.store import open_store  # noqa: E402
+
+__all__ = ["stimuli_montage", "flow_figure", "direction_error_figure", "save_png"]
+
+
+def save_png(fig, path: str | os.PathLike) -> Path:
+    """Save ``fig`` as PNG atomically, with no date in the metadata."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.stem}.tmp-{os.getpid()}.png")
+    fig.savefig(tmp, dpi=90, metadata={"Software": None})
+    plt.close(fig)
+    os.replace(tmp, path)
+    return path
+
+
+def _name(path: str | os.PathLike) -> str:
+    return Path(path).name.removesuffix(".zarr")
+
+
+def stimuli_montage(stimulus_paths: Sequence[str | os.PathLike], out: str | os.PathLike) -> Path:
+    """First, middle and last frame of every stimulus, one row per stimulus."""
+    n = len(stimulus_paths)
+    fig, axes = plt.subplots(n, 3, figsize=(4.5, 1.5 * n), squeeze=False)
+    for row, p in enumerate(stimulus_paths):
+        store = open_store(p)
+        frames = store["frames"]
+        fps = store.attrs["display"]["frames_per_s"]
+        for col, t in enumerate((0, frames.shape[0] // 2, frames.shape[0] - 1)):
+            ax = axes[row, col]
+            ax.imshow(np.asarray(frames[t]), cmap="gray", vmin=0, vmax=1, interpolation="nearest")
+            ax.set_xticks([])
+            ax.set_yticks([])
+            if row == 0:
+                ax.set_title(f"{t * 1000 / fps:.0f} ms", fontsize=7)
+        axes[row, 0].set_ylabel(_name(p), fontsize=6, rotation=0, ha="right", va="center")
+    fig.tight_layout()
+    return save_png(fig, out)
+
+
+def flow_figure(response_paths: Sequence[str | os.PathLike], out: str | os.PathLike, *, step: int = 12) -> Path:
+    """Flow field at mid-stimulus over the frame, one panel per response store."""
+    n = len(response_paths)
+    fig, axes = plt.subplots(1, n, figsize=(2.6 * n, 2.8), squeeze=False)
+    for ax, p in zip(axes[0], response_paths):
+        store = open_store(p)
+        flow = store["flow"]
+        t = flow.shape[0] // 2
+        f = np.asarray(flow[t])
+        h, w = f.shape[:2]
+        yy, xx = np.mgrid[step // 2:h:step, step // 2:w:step]
+        u, v = f[yy, xx, 0], f[yy, xx, 1]
+        speed = np.hypot(f[..., 0], f[..., 1])
+        ax.imshow(speed, cmap="magma", interpolation="nearest")
+        ax.quiver(xx, yy, u, v, color="cyan", angles="xy", scale_units="xy", scale=0.1, width=0.006)
+        truth = store.attrs.get("stimulus", {}).get("truth", {}).get("velocity_px_per_frame")
+        title = _name(p)
+        if truth:
+            title += f"\ntrue ({truth[0]:.2f}, {truth[1]:.2f}) px/fr"
+        ax.set_title(title, fontsize=7)
+        ax.set_xticks([])
+        ax.set_yticks([])
+    model = store.attrs.get("model", {}).get("name", "")
+    fig.suptitle(f"{model}: flow at mid-stimulus (colour = speed, px/frame)", fontsize=8)
+    fig.tight_layout()
+    return save_png(fig, out)
+
+
+def _exp(t, a, tau, b):
+    return a * np.exp(-t / tau) + b
+
+
+def direction_error_figure(
+    readout_paths: Sequence[str | os.PathLike],
+    fits_csv: str | os.PathLike,
+    scores_csv: str | os.PathLike,
+    out: str | os.PathLike,
+) -> Path:
+    """Direction error of w(t) per stimulus, grouped by experiment, with the fitted curves."""
+    groups: dict[str, list] = {}
+    model = ""
+    for p in readout_paths:
+        store = open_store(p)
+        stim = store.attrs.get("stimulus", {})
+        model = store.attrs.get("model", {}).get("name", model)
+        fps = store.attrs["display"]["frames_per_s"]
+        err = np.asarray(store["direction_error_deg"])
+        t = np.arange(err.shape[0]) * 1000.0 / fps
+        groups.setdefault(stim.get("experiment", "?"), []).append((_name(p), t, err))
+    fits = pd.read_csv(fits_csv) if Path(fits_csv).stat().st_size else pd.DataFrame()
+    scores = pd.read_csv(scores_csv)
+    order = [e for e in ("barberpole", "diamonds", "dashed_bars", "grating_size") if e in groups]
+    order += [e for e in groups if e not in order]
+    fig, axes = plt.subplots(1, len(order), figsize=(3.6 * len(order), 3.0), squeeze=False)
+    for ax, exp in zip(axes[0], order):
+        for name, t, err in groups[exp]:
+            ax.plot(t, err, lw=0.8, label=name)
+        if not fits.empty and "experiment" in fits:
+            for _, row in fits[fits["experiment"] == exp].iterrows():
+                if np.isfinite(row.get("tau_ms", np.nan)):
+                    tt = np.linspace(0, t[-1], 200)
+                    ax.plot(tt, _exp(tt, row["A"], row["tau_ms"], row["B"]), "k--", lw=1.2,
+                            label=f"fit {row.get('curve', '')}: tau={row['tau_ms']:.0f} ms")
+        verdict = scores.loc[scores["experiment"] == exp]
+        if len(verdict):
+            r = verdict.iloc[0]
+            ax.set_title(f"{exp}: {'pass' if bool(r['passed']) else 'fail'} (error {float(r['error']):.3g})", fontsize=8)
+        else:
+            ax.set_title(exp, fontsize=8)
+        ax.axhline(0, color="grey", lw=0.5)
+        ax.set_xlabel("time (ms)")
+        ax.set_ylabel("direction error (deg)")
+        ax.legend(fontsize=5, loc="best")
+    fig.suptitle(f"{model}: direction error of the pursuit readout", fontsize=9)
+    fig.tight_layout()
+    return save_png(fig, out)
+
+

@@ -1,0 +1,84 @@
+# Config validation, wildcard constraints, code hashes and every input/params function.
+from psybench.config import motion_models, validate_config
+from psybench.provenance import code_hash, params_hash
+from psybench.stimuli.motion import stimulus_set
+
+# Fails before any job, naming the offending key (psybench.config.ConfigError).
+validate_config(config)
+
+MOTION_ON = "motion" in config["tracks"]
+MOTION_STIMULI = stimulus_set(config["motion"]) if MOTION_ON else {}
+MOTION_MODELS = motion_models(config) if MOTION_ON else {}
+MOTION_EXPERIMENTS = ["barberpole", "diamonds", "dashed_bars", "grating_size"]
+
+
+wildcard_constraints:
+    stimulus="[a-z0-9_]+",
+    model="[A-Za-z0-9_]+",
+
+
+# Snakemake does not notice edits to imported library modules: each rule carries a
+# hash of the code it runs as a param, so editing one stage reruns that stage only.
+CODE = {
+    "stimuli": code_hash(["psybench.stimuli", "psybench.display", "psybench.io"]),
+    "readouts": code_hash(["psybench.readouts", "psybench.display", "psybench.io"]),
+    "scores": code_hash(["psybench.scores", "psybench.fits", "psybench.io"]),
+    "aggregate": code_hash(["psybench.aggregate", "psybench.io"]),
+    "figures": code_hash(["psybench.report"]),
+}
+
+
+def get_all_targets():
+    targets = []
+    if MOTION_ON:
+        targets += [
+            "results/aggregate/motion_table1.csv",
+            "results/aggregate/motion_table1.md",
+            "results/aggregate/motion_pareto.csv",
+            "results/figures/motion/stimuli.png",
+        ]
+        targets += expand("results/figures/motion/{model}_direction_error.png", model=MOTION_MODELS)
+        targets += expand("results/figures/motion/{model}_flow.png", model=MOTION_MODELS)
+    return targets
+
+
+def get_display():
+    return dict(config["display"])
+
+
+def get_stimulus_spec(wildcards):
+    return MOTION_STIMULI[wildcards.stimulus]
+
+
+def get_model_entry(wildcards):
+    """The model's resolved description (algorithm, kind, parameters with defaults)."""
+    spec = MOTION_MODELS[wildcards.model]
+    entry = {k: v for k, v in _model_config(wildcards.model).items() if k != "params"}
+    entry["params"] = dict(spec.params)
+    return entry
+
+
+def _model_config(name):
+    return next(m for m in config["motion"]["models"] if m["name"] == name)
+
+
+def get_model_code_hash(wildcards):
+    spec = MOTION_MODELS[wildcards.model]
+    module = spec.algorithm.function.__module__
+    return code_hash(["psybench.models.run", "psybench.registry", "psybench.io", module])
+
+
+def get_model_responses(wildcards):
+    return expand("results/responses/{model}/{stimulus}.zarr", model=wildcards.model, stimulus=MOTION_STIMULI)
+
+
+def get_model_readouts(wildcards):
+    return expand("results/readouts/{model}/{stimulus}.zarr", model=wildcards.model, stimulus=MOTION_STIMULI)
+
+
+def get_flow_figure_responses(wildcards):
+    """One response per experiment family, for the flow-field figure."""
+    firsts = {}
+    for name, spec in MOTION_STIMULI.items():
+        firsts.setdefault(spec["family"], name)
+    return expand("results/responses/{model}/{stimulus}.zarr", model=wildcards.model, stimulus=firsts.values())

@@ -1,0 +1,129 @@
+import json
+import os
+from pathlib import Path
+
+import dask.array as da
+import numpy as np
+import pytest
+import xarray as xr
+
+from psybench.io import (
+    ArraySpec,
+    StoreError,
+    StreamSpec,
+    open_store,
+    read_table,
+    verify_store,
+    write_store,
+    write_store_stream,
+    write_table,
+)
+
+
+@pytest.fixture
+def data():
+    return np.random.default_rng(0).random((23, 16, 12, 2)).astype("float32")
+
+
+def test_roundtrip_dask_dims_and_attrs(tmp_path, data):
+    src = da.from_array(data, chunks=(5, 16, 12, 2))
+    path = write_store(
+        tmp_path / "a.zarr",
+        {"flow": ArraySpec(src, ("t", "y", "x", "component"), chunks=(4, 16, 12, 2), attrs={"units": "px/frame"})},
+        {"display": {"px_per_deg": 8.0}, "code_hash": "abc"},
+    )
+    store = open_store(path, deep=True)
+    np.testing.assert_array_equal(store["flow"].compute(), data)
+    assert store.dims["flow"] == ("t", "y", "x", "component")
+    assert store.array_attrs["flow"]["units"] == "px/frame"
+    assert store.attrs["code_hash"] == "abc"
+    assert store["flow"].chunks[0][0] == 4  # read chunked along time like storage
+    ds = xr.open_zarr(path, consolidated=False)
+    assert ds["flow"].dims == ("t", "y", "x", "component")
+    meta = json.loads((path / "zarr.json").read_text())
+    assert meta["attributes"]["psybench"]["complete"] is True
+
+
+def test_stream_and_dask_writers_agree(tmp_path, data):
+    a = write_store(tmp_path / "a.zarr", {"x": ArraySpec(data, ("t", "y", "x", "c"), chunks=(6, 16, 12, 2))})
+    blocks = ({"x": data[i:i + 5]} for i in range(0, len(data), 5))
+    b = write_store_stream(tmp_path / "b.zarr", {"x": StreamSpec(data.shape, "float32", ("t", "y", "x", "c"), chunks=(6, 16, 12, 2))}, blocks)
+    da_, db_ = open_store(a), open_store(b)
+    assert da_.attrs["psybench"]["arrays"]["x"]["sha256"] == db_.attrs["psybench"]["arrays"]["x"]["sha256"]
+    np.testing.assert_array_equal(db_["x"].compute(), data)
+
+
+def test_identical_inputs_give_identical_bytes(tmp_path, data):
+    paths = [write_store(tmp_path / f"{i}.zarr", {"x": ArraySpec(data, ("t", "y", "x", "c"))}, {"p": 1}) for i in range(2)]
+    files = sorted(p.relative_to(paths[0]) for p in paths[0].rglob("*") if p.is_file())
+    assert files
+    for f in files:
+        assert (paths[0] / f).read_bytes() == (paths[1] / f).read_bytes(), f
+
+
+def test_failed_write_leaves_nothing_and_keeps_old_store(tmp_path, data):
+    path = write_store(tmp_path / "a.zarr", {"x": ArraySpec(data, ("t", "y", "x", "c"))}, {"v": 1})
+
+    def boom(block):
+        raise RuntimeError("killed mid-write")
+
+    bad = da.from_array(data, chunks=(5, 16, 12, 2)).map_blocks(boom, dtype="float32")
+    with pytest.raises(RuntimeError, match="killed"):
+        write_store(path, {"x": ArraySpec(bad, ("t", "y", "x", "c"))}, {"v": 2})
+    assert open_store(path, deep=True).attrs["v"] == 1  # old store intact
+    assert sorted(os.listdir(tmp_path)) == ["a.zarr"]  # no temporary left behind
+
+
+def test_stream_wrong_row_count_rejected(tmp_path, data):
+    with pytest.raises(ValueError, match="expected 23"):
+        write_store_stream(tmp_path / "s.zarr", {"x": StreamSpec(data.shape, "float32", ("t", "y", "x", "c"))}, [{"x": data[:10]}])
+    assert not (tmp_path / "s.zarr").exists()
+
+
+def _chunk_files(path: Path):
+    return sorted(p for p in (path / "x" / "c").rglob("*") if p.is_file())
+
+
+def test_truncated_store_detected(tmp_path, data):
+    path = write_store(tmp_path / "a.zarr", {"x": ArraySpec(data, ("t", "y", "x", "c"), chunks=(5, 16, 12, 2))})
+    _chunk_files(path)[-1].unlink()
+    with pytest.raises(StoreError, match="truncated"):
+        open_store(path)
+
+
+def test_corrupted_chunk_detected_by_deep_check(tmp_path, data):
+    path = write_store(tmp_path / "a.zarr", {"x": ArraySpec(data, ("t", "y", "x", "c"), chunks=(5, 16, 12, 2))})
+    f = _chunk_files(path)[0]
+    raw = bytearray(f.read_bytes())
+    raw[-1] ^= 0xFF
+    f.write_bytes(bytes(raw))
+    verify_store(path)  # structure is fine
+    with pytest.raises(StoreError, match=str(path.name)):
+        verify_store(path, deep=True)
+
+
+def test_incomplete_store_detected(tmp_path):
+    (tmp_path / "bad.zarr").mkdir()
+    with pytest.raises(StoreError, match="not a Zarr v3 store"):
+        open_store(tmp_path / "bad.zarr")
+    with pytest.raises(StoreError, match="does not exist"):
+        open_store(tmp_path / "missing.zarr")
+
+
+def test_zero_data_kept_as_chunks(tmp_path):
+    zeros = np.zeros((8, 4, 4), "float32")
+    path = write_store(tmp_path / "z.zarr", {"x": ArraySpec(zeros, ("t", "y", "x"), chunks=(2, 4, 4))})
+    assert len(_chunk_files(path)) == 4
+    open_store(path, deep=True)
+
+
+def test_tables_csv_and_parquet(tmp_path):
+    import pandas as pd
+
+    df = pd.DataFrame({"model": ["a", "b"], "error": [0.1, 1 / 3]})
+    write_table(df, tmp_path / "t.csv")
+    assert (tmp_path / "t.parquet").exists()
+    pd.testing.assert_frame_equal(read_table(tmp_path / "t.csv"), df)
+    assert pd.read_csv(tmp_path / "t.csv")["error"][1] == 1 / 3  # full precision
+    with pytest.raises(ValueError, match="must end in .csv"):
+        write_table(df, tmp_path / "t.txt")
