@@ -1,0 +1,303 @@
+"""``psybench`` command line: leaderboards in the terminal, for people who do not read Snakemake output.
+
+Subcommands
+-----------
+``psybench leaderboard [--results results] [--track TRACK]``
+    Pareto fronts (papers/001) and Middlebury-style average rank of the workflow's
+    long score table ``<results>/aggregate/scores_long.parquet`` (or ``.csv``).
+``psybench score-table PATH``
+    The same for any long-format score CSV a user gives, or a folder of them
+    (every ``*.csv`` below PATH that has the score columns is concatenated).
+``psybench models`` / ``psybench benchmarks``
+    List what the registry (``psybench.registry``) knows.
+
+Exit codes: 0 success, 2 usage or data error (one line on stderr naming the file,
+column or key).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+__all__ = ["main", "build_parser", "format_leaderboard"]
+
+EXIT_OK = 0
+EXIT_ERROR = 2
+_LONG_TABLE = ("aggregate/scores_long.parquet", "aggregate/scores_long.csv")
+
+
+class CLIError(Exception):
+    """An error to print as one line and exit with status 2."""
+
+
+def _add_scoring_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--track", help="only this track (default: all tracks, the cross-track leaderboard)")
+    p.add_argument(
+        "--model",
+        help="intra-technique evaluation: compare the parameter sets of this one model (papers/001 Sec. 3.3)",
+    )
+    p.add_argument(
+        "--criteria",
+        nargs="+",
+        metavar="CRITERION",
+        help="criteria to compare, named track/experiment/metric (default: all present)",
+    )
+    p.add_argument(
+        "--epsilon",
+        action="append",
+        default=[],
+        metavar="[CRITERION=]EPS",
+        help="dominance tolerance: a bare number applies to every criterion, CRITERION=EPS to one "
+        "(repeatable); a must beat b by more than EPS to count as better",
+    )
+    p.add_argument(
+        "--missing",
+        choices=("ignore", "raise"),
+        default="ignore",
+        help="missing scores: 'ignore' compares each pair on the criteria both have and averages ranks "
+        "over available criteria (default); 'raise' refuses tables with missing scores",
+    )
+    p.add_argument("--values", action="store_true", help="also print every criterion's value")
+    p.add_argument("--out", metavar="CSV", help="also write the leaderboard to this .csv (+ .parquet)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argparse parser of the ``psybench`` command."""
+    parser = argparse.ArgumentParser(
+        prog="psybench",
+        description="Benchmark vision models against human behaviour: leaderboards and registry listings.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    p = sub.add_parser(
+        "leaderboard",
+        help="print Pareto fronts and average ranks of the workflow's results",
+        description="Pareto fronts (papers/001) and average rank from <results>/aggregate/scores_long.parquet or .csv.",
+    )
+    p.add_argument("--results", default="results", help="results folder of a workflow run (default: results)")
+    _add_scoring_options(p)
+    p = sub.add_parser(
+        "score-table",
+        help="fronts and ranks of a long-format score CSV, or a folder of them",
+        description="Score any long-format table with columns "
+        "model, params_hash, track, experiment, metric, value, direction, ci_low, ci_high, source.",
+    )
+    p.add_argument("path", help="a .csv/.parquet score table, or a folder: every *.csv below it with the score columns")
+    _add_scoring_options(p)
+    p = sub.add_parser("models", help="list registered models")
+    p.add_argument("--track", help="only models of this track")
+    p.add_argument("--long", action="store_true", help="show every field the registry gives, not only the main ones")
+    p = sub.add_parser("benchmarks", help="list registered benchmarks")
+    p.add_argument("--long", action="store_true", help="show every field the registry gives, not only the main ones")
+    return parser
+
+
+# ---------------------------------------------------------------------------- scores
+
+
+def _read_folder(folder: Path) -> pd.DataFrame:
+    from psybench.aggregate.table import SCORE_COLUMNS, concat_scores, read_scores
+
+    files = sorted(p for p in folder.rglob("*.csv") if p.is_file())
+    if not files:
+        raise CLIError(f"{folder}: no *.csv files in this folder")
+    frames, skipped = [], []
+    for f in files:
+        try:
+            header = list(pd.read_csv(f, nrows=0, dtype=str).columns)
+        except Exception as exc:
+            raise CLIError(f"{f}: cannot be read as CSV ({type(exc).__name__}: {exc})") from exc
+        if all(c in header for c in SCORE_COLUMNS):
+            frames.append((str(f), read_scores(f)))
+        else:
+            skipped.append(f)
+    if not frames:
+        first = skipped[0]
+        header = list(pd.read_csv(first, nrows=0, dtype=str).columns)
+        missing = [c for c in SCORE_COLUMNS if c not in header]
+        raise CLIError(
+            f"{folder}: no score table found; e.g. {first} lacks columns {missing} "
+            f"(a score table needs {SCORE_COLUMNS})"
+        )
+    if skipped:
+        names = ", ".join(str(s) for s in skipped[:5]) + (" ..." if len(skipped) > 5 else "")
+        print(f"psybench: note: skipped {len(skipped)} CSV file(s) without the score columns: {names}", file=sys.stderr)
+    return concat_scores(dict(frames))  # re-checked together: a key in two files is an error naming both
+
+
+def _load_scores(path: Path) -> pd.DataFrame:
+    from psybench.aggregate.table import read_scores
+
+    if path.is_dir():
+        return _read_folder(path)
+    if not path.exists():
+        raise CLIError(f"{path}: no such file or folder")
+    return read_scores(path)
+
+
+def _parse_epsilon(specs: Sequence[str], criteria: Sequence[str]) -> dict[str, float] | None:
+    if not specs:
+        return None
+    default = 0.0
+    per: dict[str, float] = {}
+    for spec in specs:
+        name, sep, value = spec.rpartition("=")
+        try:
+            eps = float(value)
+        except ValueError:
+            raise CLIError(f"--epsilon {spec!r}: {value!r} is not a number") from None
+        if not sep:
+            default = eps
+        elif name not in criteria:
+            raise CLIError(f"--epsilon {spec!r}: unknown criterion {name!r} (criteria: {list(criteria)})")
+        else:
+            per[name] = eps
+    return {c: per.get(c, default) for c in criteria}
+
+
+def format_leaderboard(table: pd.DataFrame, *, show_values: bool = False, title: str = "") -> str:
+    """Render a :func:`psybench.aggregate.leaderboard` table for the terminal.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Output of :func:`psybench.aggregate.table.leaderboard`.
+    show_values : bool
+        Also show each criterion's value (wide).
+    title : str
+        First line.
+
+    Returns
+    -------
+    str
+    """
+    criteria = list(table.attrs.get("criteria", []))
+    cols = ["front", "entry", "pareto_optimal", "average_rank", "n_ranked"]
+    view = table[cols + (criteria if show_values else []) + ["dominated_by"]].copy()
+    view["pareto_optimal"] = view["pareto_optimal"].map({True: "yes", False: ""})
+    view["average_rank"] = view["average_rank"].map(lambda v: "-" if pd.isna(v) else f"{v:.2f}")
+    view = view.rename(columns={"pareto_optimal": "pareto", "average_rank": "avg_rank", "n_ranked": "n"})
+    lines = []
+    if title:
+        lines.append(title)
+    missing = table.attrs.get("missing", "")
+    lines.append(
+        f"{len(table)} entries, {len(criteria)} criteria, missing={missing}; front 1 = Pareto-optimal set "
+        "(papers/001), avg_rank = Middlebury-style average rank (1 = best) over n criteria"
+    )
+    lines.append(view.to_string(index=False, na_rep="-"))
+    return "\n".join(lines)
+
+
+def _leaderboard(args: argparse.Namespace, long_df: pd.DataFrame, title: str) -> int:
+    from psybench.aggregate.table import error_matrix, leaderboard
+    from psybench.io.tables import write_table
+
+    matrix, _ = error_matrix(long_df, criteria=args.criteria, track=args.track, model=args.model)
+    epsilon = _parse_epsilon(args.epsilon, list(matrix.columns))
+    table = leaderboard(
+        long_df, track=args.track, criteria=args.criteria, model=args.model, epsilon=epsilon, missing=args.missing
+    )
+    scope = f"track={args.track}" if args.track else "all tracks"
+    if args.model:
+        scope += f", parameter sets of model {args.model}"
+    print(format_leaderboard(table, show_values=args.values, title=f"{title} ({scope})"))
+    if args.out:
+        write_table(table, args.out)
+        print(f"wrote {args.out}")
+    return EXIT_OK
+
+
+def _cmd_leaderboard(args: argparse.Namespace) -> int:
+    from psybench.aggregate.table import read_scores
+
+    results = Path(args.results)
+    for rel in _LONG_TABLE:
+        path = results / rel
+        if path.is_file():
+            return _leaderboard(args, read_scores(path), f"Leaderboard from {path}")
+    raise CLIError(
+        f"{results / _LONG_TABLE[0]} (or .csv) not found: run the workflow first, "
+        "or score a folder with `psybench score-table PATH`"
+    )
+
+
+def _cmd_score_table(args: argparse.Namespace) -> int:
+    path = Path(args.path)
+    return _leaderboard(args, _load_scores(path), f"Leaderboard of {path}")
+
+
+# ---------------------------------------------------------------------------- registry
+
+
+def _registry_call(function: str) -> list[dict[str, Any]]:
+    try:
+        registry = importlib.import_module("psybench.registry")
+    except ImportError as exc:
+        raise CLIError(f"the registry (psybench.registry) cannot be imported: {exc}") from exc
+    fn = getattr(registry, function, None)
+    if fn is None:
+        raise CLIError(f"psybench.registry has no {function}(); this psybench version cannot list these")
+    records = list(fn())
+    for r in records:
+        if not isinstance(r, dict):
+            raise CLIError(f"psybench.registry.{function}() returned {type(r).__name__} items, expected dicts")
+    return records
+
+
+def _print_records(records: list[dict[str, Any]], preferred: Sequence[str], what: str, *, long: bool) -> None:
+    if not records:
+        print(f"no {what} registered")
+        return
+    cols = [c for c in preferred if any(c in r for r in records)]
+    if long or not cols:
+        cols += sorted({k for r in records for k in r} - set(cols))
+    df = pd.DataFrame([{c: r.get(c, "") for c in cols} for r in records], columns=cols)
+    print(df.to_string(index=False))
+
+
+def _cmd_models(args: argparse.Namespace) -> int:
+    records = _registry_call("list_models")
+    if args.track:
+        records = [r for r in records if r.get("track") == args.track]
+    _print_records(records, ["name", "track", "kind", "source"], "models", long=args.long)
+    return EXIT_OK
+
+
+def _cmd_benchmarks(args: argparse.Namespace) -> int:
+    records = _registry_call("list_benchmarks")
+    _print_records(records, ["name", "track", "paper", "experiments"], "benchmarks", long=args.long)
+    return EXIT_OK
+
+
+_COMMANDS = {
+    "leaderboard": _cmd_leaderboard,
+    "score-table": _cmd_score_table,
+    "models": _cmd_models,
+    "benchmarks": _cmd_benchmarks,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``psybench`` command; return the exit status (0 ok, 2 error)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help (0) or a usage error (2): argparse already printed
+        return int(exc.code) if isinstance(exc.code, int) else EXIT_ERROR
+    try:
+        return _COMMANDS[args.command](args)
+    except (CLIError, ValueError, OSError) as exc:  # ScoreTableError is a ValueError
+        message = " ".join(str(exc).split())
+        print(f"psybench: error: {message}", file=sys.stderr)
+        return EXIT_ERROR
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,167 @@
+"""The ``psybench`` command line (psybench.cli:main), run in-process."""
+
+from __future__ import annotations
+
+import sys
+import types
+
+import pandas as pd
+
+from psybench.aggregate.table import SCORE_COLUMNS
+from psybench.cli import main
+
+ROWS = [
+    # model, track, experiment, metric, value, direction
+    ("hs", "motion", "diamond", "rmse", 1.0, "lower"),
+    ("hs", "motion", "barberpole", "score", 0.2, "higher"),
+    ("lk", "motion", "diamond", "rmse", 2.0, "lower"),
+    ("lk", "motion", "barberpole", "score", 0.9, "higher"),
+    ("dis", "motion", "diamond", "rmse", 3.0, "lower"),
+    ("dis", "motion", "barberpole", "score", 0.1, "higher"),
+    ("itti", "attention", "movies", "auc", 0.7, "higher"),
+]
+
+
+def write_scores(path, rows=ROWS):
+    df = pd.DataFrame(
+        [
+            {
+                "model": m,
+                "params_hash": "",
+                "track": t,
+                "experiment": e,
+                "metric": k,
+                "value": v,
+                "direction": d,
+                "ci_low": "",
+                "ci_high": "",
+                "source": f"figures/{t}/{e}.png",
+            }
+            for m, t, e, k, v, d in rows
+        ],
+        columns=SCORE_COLUMNS,
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    df.to_csv(path, index=False)
+    return path
+
+
+def table_lines(out):
+    """Data lines of the printed table: {entry: (front, pareto)}."""
+    rows, in_table = {}, False
+    for line in out.splitlines():
+        parts = line.split()
+        if parts[:2] == ["front", "entry"]:
+            in_table = True
+        elif in_table and parts and parts[0].isdigit():
+            rows[parts[1]] = (int(parts[0]), parts[2] == "yes")
+    return rows
+
+
+def test_score_table_prints_fronts_and_ranks(tmp_path, capsys):
+    csv = write_scores(tmp_path / "scores.csv")
+    assert main(["score-table", str(csv), "--track", "motion"]) == 0
+    out = capsys.readouterr().out
+    rows = table_lines(out)
+    assert rows == {"hs": (1, True), "lk": (1, True), "dis": (2, False)}
+    assert "track=motion" in out and "Pareto-optimal" in out
+    # hs and lk: same front, same average rank (1.5), ties listed by name; dis last
+    assert out.index(" hs ") < out.index(" lk ") < out.index(" dis ")
+    assert "1.50" in out and "3.00" in out
+
+
+def test_score_table_epsilon_and_values(tmp_path, capsys):
+    csv = write_scores(tmp_path / "scores.csv")
+    code = main(
+        ["score-table", str(csv), "--track", "motion", "--epsilon", "2", "--epsilon", "motion/barberpole/score=0.85"]
+    )
+    assert code == 0
+    assert table_lines(capsys.readouterr().out)["dis"] == (1, True)
+    assert main(["score-table", str(csv), "--values", "--track", "motion"]) == 0
+    assert "motion/diamond/rmse" in capsys.readouterr().out
+
+
+def test_score_table_folder_concatenates_csvs(tmp_path, capsys):
+    write_scores(tmp_path / "res" / "motion" / "scores.csv", ROWS[:6])
+    write_scores(tmp_path / "res" / "attention" / "scores.csv", ROWS[6:])
+    (tmp_path / "res" / "notes.csv").write_text("a,b\n1,2\n")
+    out_csv = tmp_path / "lb.csv"
+    assert main(["score-table", str(tmp_path / "res"), "--out", str(out_csv)]) == 0
+    captured = capsys.readouterr()
+    assert set(table_lines(captured.out)) == {"hs", "lk", "dis", "itti"}
+    assert "skipped 1 CSV file(s)" in captured.err and "notes.csv" in captured.err
+    written = pd.read_csv(out_csv)
+    assert set(written["entry"]) == {"hs", "lk", "dis", "itti"}
+    assert out_csv.with_suffix(".parquet").exists()
+
+
+def test_bad_file_exits_2_naming_the_file(tmp_path, capsys):
+    bad = tmp_path / "broken_scores.csv"
+    pd.DataFrame({"model": ["hs"], "value": [1.0]}).to_csv(bad, index=False)
+    assert main(["score-table", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("psybench: error:")
+    assert "broken_scores.csv" in err and "missing column 'params_hash'" in err
+    assert main(["score-table", str(tmp_path / "nope.csv")]) == 2
+    assert "nope.csv" in capsys.readouterr().err
+    csv = write_scores(tmp_path / "ok.csv")
+    assert main(["score-table", str(csv), "--track", "physics"]) == 2
+    assert "track 'physics'" in capsys.readouterr().err
+    assert main(["score-table", str(csv), "--epsilon", "x=1"]) == 2
+    assert "unknown criterion 'x'" in capsys.readouterr().err
+
+
+def test_cross_track_missing_raise_is_an_error(tmp_path, capsys):
+    csv = write_scores(tmp_path / "scores.csv")
+    assert main(["score-table", str(csv), "--missing", "raise"]) == 2
+    assert "missing (NaN)" in capsys.readouterr().err
+    assert main(["score-table", str(csv)]) == 0  # default: ignore pairwise
+
+
+def test_leaderboard_reads_results_folder(tmp_path, capsys):
+    write_scores(tmp_path / "results" / "aggregate" / "scores_long.csv")
+    assert main(["leaderboard", "--results", str(tmp_path / "results"), "--track", "motion"]) == 0
+    out = capsys.readouterr().out
+    assert "scores_long.csv" in out and table_lines(out)["dis"] == (2, False)
+    assert main(["leaderboard", "--results", str(tmp_path / "elsewhere")]) == 2
+    err = capsys.readouterr().err
+    assert "scores_long.parquet" in err and "psybench score-table" in err
+
+
+def test_models_and_benchmarks_without_registry(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "psybench.registry", None)  # import raises ImportError
+    assert main(["models"]) == 2
+    assert "psybench.registry" in capsys.readouterr().err
+    assert main(["benchmarks"]) == 2
+    assert "psybench.registry" in capsys.readouterr().err
+
+
+def test_models_and_benchmarks_with_registry(monkeypatch, capsys):
+    fake = types.ModuleType("psybench.registry")
+    fake.list_models = lambda: [
+        {"name": "horn_schunck", "track": "motion", "kind": "callable", "source": "builtin"},
+        {"name": "itti", "track": "attention", "kind": "callable", "source": "builtin"},
+    ]
+    monkeypatch.setitem(sys.modules, "psybench.registry", fake)
+    assert main(["models"]) == 0
+    out = capsys.readouterr().out
+    assert "horn_schunck" in out and "itti" in out and out.split()[:4] == ["name", "track", "kind", "source"]
+    fake.list_models = lambda: [{"name": "hs", "track": "motion", "kind": "pair", "source": "x", "extra": "E"}]
+    assert main(["models"]) == 0
+    assert "extra" not in capsys.readouterr().out
+    assert main(["models", "--long"]) == 0
+    assert "extra" in capsys.readouterr().out
+    assert main(["models", "--track", "motion"]) == 0
+    assert "itti" not in capsys.readouterr().out
+    assert main(["benchmarks"]) == 2  # this registry has no list_benchmarks()
+    assert "list_benchmarks" in capsys.readouterr().err
+    fake.list_benchmarks = lambda: [{"name": "motion_psychobench", "track": "motion"}]
+    assert main(["benchmarks"]) == 0
+    assert "motion_psychobench" in capsys.readouterr().out
+
+
+def test_usage_errors_and_help(capsys):
+    assert main([]) == 2
+    assert main(["frobnicate"]) == 2
+    assert main(["--help"]) == 0
+    assert "leaderboard" in capsys.readouterr().out
