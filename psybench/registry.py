@@ -46,6 +46,8 @@ __all__ = [
     "get_algorithm",
     "list_algorithms",
     "list_models",
+    "list_benchmarks",
+    "Benchmark",
     "load_callable",
     "resolve_model",
 ]
@@ -215,7 +217,10 @@ def resolve_model(entry: Mapping[str, Any], *, track: str | None = None) -> Mode
     name = entry.get("name")
     if not isinstance(name, str) or not name:
         raise ModelError(f"model entry {dict(entry)!r} has no 'name'")
-    params = dict(entry.get("params") or {})
+    params = entry.get("params") or {}
+    if not isinstance(params, Mapping):
+        raise ModelError(f"model {name!r}: 'params' must be a mapping of parameter names to values, got {params!r}")
+    params = dict(params)
     if "algorithm" in entry and "callable" in entry:
         raise ModelError(f"model {name!r}: give 'algorithm' or 'callable', not both")
     if "algorithm" in entry:
@@ -251,3 +256,71 @@ def resolve_model(entry: Mapping[str, Any], *, track: str | None = None) -> Mode
         )
     merged = {**algo.defaults, **params}
     return ModelSpec(name=name, algorithm=algo, params=merged)
+
+
+# --- benchmarks -------------------------------------------------------------------------
+# Each benchmark carries its provenance as data (identifier, paper, citation, the
+# experiments it scores); one explicit entry per benchmark.
+
+@dataclasses.dataclass(frozen=True)
+class Benchmark:
+    """A benchmark track: the paper it comes from and the experiments it scores."""
+
+    name: str
+    track: str
+    paper: str
+    bibtex: str
+    experiments: tuple[str, ...]
+    metrics: tuple[str, ...]
+
+
+BENCHMARKS: tuple[Benchmark, ...] = (
+    Benchmark(
+        name="motion_psychobench",
+        track="motion",
+        paper="Tlapale, Kornprobst, Masson et al. (2010) Towards a bio-inspired evaluation methodology "
+        "for motion estimation models, INRIA RR-7317",
+        bibtex="@techreport{tlapale2010motionpsychobench, title={Towards a bio-inspired evaluation "
+        "methodology for motion estimation models}, author={Tlapale, E. and Kornprobst, P. and "
+        "Bouecke, J. D. and Neumann, H. and Masson, G. S.}, institution={INRIA}, number={RR-7317}, year={2010}}",
+        experiments=("barberpole", "diamonds", "dashed_bars", "grating_size"),
+        metrics=("passed", "error", "gaussian_score"),
+    ),
+    Benchmark(
+        name="gaze_attention",
+        track="attention",
+        paper="Shic & Scassellati (2007) A behavioral analysis of computational models of visual "
+        "attention, IJCV 73(2):159-177",
+        bibtex="@article{shic2007behavioral, title={A behavioral analysis of computational models of "
+        "visual attention}, author={Shic, F. and Scassellati, B.}, journal={International Journal of "
+        "Computer Vision}, volume={73}, number={2}, pages={159--177}, year={2007}}",
+        experiments=("table1", "saliency_metrics"),
+        metrics=("median_rank_percentile", "auc_judd", "auc_borji", "sauc", "nss", "cc", "kl", "sim", "ig"),
+    ),
+    Benchmark(
+        name="intphys_v1",
+        track="intphys",
+        paper="Riochet, Castro, Bernard, Lerer, Fergus, Izard & Dupoux (2018) IntPhys: a framework and "
+        "benchmark for visual intuitive physics reasoning (IntPhys V1.0)",
+        bibtex="@article{riochet2018intphys, title={IntPhys: A framework and benchmark for visual "
+        "intuitive physics reasoning}, author={Riochet, R. and Castro, M. Y. and Bernard, M. and "
+        "Lerer, A. and Fergus, R. and Izard, V. and Dupoux, E.}, journal={arXiv:1803.07616}, year={2018}}",
+        experiments=("O1", "O2", "O3"),
+        metrics=("L_R", "L_R_strict", "L_A"),
+    ),
+)
+
+
+def list_benchmarks() -> list[dict[str, Any]]:
+    """Rows ``{name, track, paper, experiments, metrics, bibtex}`` for the CLI and the report."""
+    return [
+        {
+            "name": b.name,
+            "track": b.track,
+            "paper": b.paper,
+            "experiments": ", ".join(b.experiments),
+            "metrics": ", ".join(b.metrics),
+            "bibtex": b.bibtex,
+        }
+        for b in BENCHMARKS
+    ]
