@@ -82,7 +82,9 @@ def validate_config(config: dict[str, Any], *, schema_path: str | Path = SCHEMA_
             stimulus_set = None
         if stimulus_set is not None:
             try:
-                stimulus_set(config["motion"])
+                from psybench.display import Display
+
+                stimulus_set(config["motion"], display=Display.from_config(config["display"]))
             except ValueError as exc:
                 raise ConfigError(str(exc)) from None
     return config

@@ -7,7 +7,7 @@ from psybench.stimuli.motion import stimulus_set
 validate_config(config)
 
 MOTION_ON = "motion" in config["tracks"]
-MOTION_STIMULI = stimulus_set(config["motion"]) if MOTION_ON else {}
+MOTION_STIMULI = stimulus_set(config["motion"]) if MOTION_ON else {}  # validated (incl. fit in frame) above
 MOTION_MODELS = motion_models(config) if MOTION_ON else {}
 MOTION_EXPERIMENTS = ["barberpole", "diamonds", "dashed_bars", "grating_size"]
 
@@ -64,8 +64,8 @@ def _model_config(name):
 
 def get_model_code_hash(wildcards):
     spec = MOTION_MODELS[wildcards.model]
-    module = spec.algorithm.function.__module__
-    return code_hash(["psybench.models.run", "psybench.registry", "psybench.io", module])
+    model_module = spec.algorithm.function.__module__
+    return code_hash(["psybench.models.run", "psybench.registry", "psybench.io", model_module])
 
 
 def get_model_responses(wildcards):
