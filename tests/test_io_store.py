@@ -127,3 +127,18 @@ def test_tables_csv_and_parquet(tmp_path):
     assert pd.read_csv(tmp_path / "t.csv")["error"][1] == 1 / 3  # full precision
     with pytest.raises(ValueError, match="must end in .csv"):
         write_table(df, tmp_path / "t.txt")
+
+
+def test_several_arrays_in_one_store(tmp_path, data):
+    path = write_store(
+        tmp_path / "m.zarr",
+        {
+            "flow": ArraySpec(da.from_array(data, chunks=(5, 16, 12, 2)), ("t", "y", "x", "component")),
+            "speed": ArraySpec(np.linalg.norm(data, axis=-1), ("t", "y", "x")),
+            "scalar_series": ArraySpec(np.arange(7.0), ("t",)),
+        },
+    )
+    store = open_store(path, deep=True)
+    np.testing.assert_array_equal(store["scalar_series"].compute(), np.arange(7.0))
+    np.testing.assert_allclose(store["speed"].compute(), np.linalg.norm(data, axis=-1))
+    assert store.dims["speed"] == ("t", "y", "x")

@@ -220,10 +220,13 @@ def write_store(
                 "dims": list(spec.dims),
             }
         if tasks:
-            computed = dask.compute(
-                *[(t, d) for t, d in tasks], scheduler=scheduler, num_workers=num_workers
+            # One graph for all arrays (shared inputs are computed once); the store
+            # tasks and the digest lists are passed as two separate collections so
+            # the structure of the result is unambiguous.
+            _, digest_lists = dask.compute(
+                [t for t, _ in tasks], [d for _, d in tasks], scheduler=scheduler, num_workers=num_workers
             )
-            for name, (_, digests) in zip(names, computed):
+            for name, digests in zip(names, digest_lists):
                 manifest["arrays"][name]["sha256"] = _combine(digests)
         manifest["complete"] = True
         group.attrs[MANIFEST_KEY] = manifest

@@ -89,13 +89,35 @@ def _exp(t, a, tau, b):
     return a * np.exp(-t / tau) + b
 
 
+def _half_differential(items):
+    """Mean (CW - CCW)/2 over the directions that have both handednesses."""
+    from psybench.readouts.motion import mean_half_differential_error
+
+    by_dir: dict[tuple, dict[str, np.ndarray]] = {}
+    for _, _, err, stim in items:
+        params = stim.get("params", {})
+        hand = stim.get("handedness", params.get("handedness"))
+        key = params.get("direction_deg", stim.get("truth", {}).get("direction_deg"))
+        if hand in ("cw", "ccw"):
+            by_dir.setdefault((key,), {})[hand] = err
+    pairs = [d for d in by_dir.values() if {"cw", "ccw"} <= set(d)]
+    if not pairs:
+        return None
+    return mean_half_differential_error(np.stack([d["cw"] for d in pairs]), np.stack([d["ccw"] for d in pairs]))
+
+
 def direction_error_figure(
     readout_paths: Sequence[str | os.PathLike],
     fits_csv: str | os.PathLike,
     scores_csv: str | os.PathLike,
     out: str | os.PathLike,
 ) -> Path:
-    """Direction error of w(t) per stimulus, grouped by experiment, with the fitted curves."""
+    """Direction error of w(t) per stimulus, grouped by experiment, with the fitted curves.
+
+    For the diamonds the thick black curve is the half-differential error
+    (CW - CCW) / 2 averaged over directions, the quantity the criterion fits.
+    Fits are drawn from their onset (``t_onset_ms`` of the fits table).
+    """
     groups: dict[str, list] = {}
     model = ""
     for p in readout_paths:
@@ -105,21 +127,29 @@ def direction_error_figure(
         fps = store.attrs["display"]["frames_per_s"]
         err = np.asarray(store["direction_error_deg"])
         t = np.arange(err.shape[0]) * 1000.0 / fps
-        groups.setdefault(stim.get("experiment", "?"), []).append((_name(p), t, err))
-    fits = pd.read_csv(fits_csv) if Path(fits_csv).stat().st_size else pd.DataFrame()
+        groups.setdefault(stim.get("experiment", "?"), []).append((_name(p), t, err, stim))
+    fits = pd.read_csv(fits_csv)
     scores = pd.read_csv(scores_csv)
     order = [e for e in ("barberpole", "diamonds", "dashed_bars", "grating_size") if e in groups]
     order += [e for e in groups if e not in order]
-    fig, axes = plt.subplots(1, len(order), figsize=(3.6 * len(order), 3.0), squeeze=False)
+    fig, axes = plt.subplots(1, len(order), figsize=(3.8 * len(order), 3.2), squeeze=False)
     for ax, exp in zip(axes[0], order):
-        for name, t, err in groups[exp]:
-            ax.plot(t, err, lw=0.8, label=name)
-        if not fits.empty and "experiment" in fits:
-            for _, row in fits[fits["experiment"] == exp].iterrows():
-                if np.isfinite(row.get("tau_ms", np.nan)):
-                    tt = np.linspace(0, t[-1], 200)
-                    ax.plot(tt, _exp(tt, row["A"], row["tau_ms"], row["B"]), "k--", lw=1.2,
-                            label=f"fit {row.get('curve', '')}: tau={row['tau_ms']:.0f} ms")
+        items = groups[exp]
+        t_end = items[0][1][-1]
+        thin = 0.5 if exp == "diamonds" else 0.9
+        for name, t, err, _ in items:
+            ax.plot(t, err, lw=thin, label=None if exp == "diamonds" else name)
+        if exp == "diamonds":
+            hd = _half_differential(items)
+            if hd is not None:
+                ax.plot(items[0][1], hd, "k", lw=2, label="(CW - CCW) / 2")
+        for _, row in fits[fits["experiment"] == exp].iterrows():
+            tau = row.get("tau_ms", np.nan)
+            if np.isfinite(tau) and np.isfinite(row.get("A", np.nan)):
+                t0 = float(row.get("t_onset_ms", 0.0)) if np.isfinite(row.get("t_onset_ms", np.nan)) else 0.0
+                tt = np.linspace(0, t_end - t0, 200)
+                ax.plot(t0 + tt, _exp(tt, row["A"], tau, row["B"]), "--", color="crimson", lw=1.2,
+                        label=f"fit {row.get('curve', '')}: tau={tau:.0f} ms")
         verdict = scores.loc[scores["experiment"] == exp]
         if len(verdict):
             r = verdict.iloc[0]
@@ -133,5 +163,3 @@ def direction_error_figure(
     fig.suptitle(f"{model}: direction error of the pursuit readout", fontsize=9)
     fig.tight_layout()
     return save_png(fig, out)
-
-
