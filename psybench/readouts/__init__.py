@@ -1,0 +1,1 @@
+"""Readouts: global observables computed from model responses (RR-7317 section 4.1)."""
