@@ -34,6 +34,10 @@ __all__ = ["motion_response_blocks", "run_motion_model"]
 def _check_output(spec: ModelSpec, name: str, block: np.ndarray, expected: tuple[int, ...], where: str) -> None:
     if not isinstance(block, np.ndarray):
         raise ModelError(f"model {spec.name!r} returned {type(block).__name__} for {name!r} at {where}, expected an ndarray")
+    if not (np.issubdtype(block.dtype, np.integer) or np.issubdtype(block.dtype, np.floating)):
+        raise ModelError(
+            f"model {spec.name!r} returned {name!r} of dtype {block.dtype} at {where}, expected real numbers"
+        )
     if block.shape != expected:
         raise ModelError(
             f"model {spec.name!r} returned {name!r} of shape {block.shape} at {where}, expected {expected}"
@@ -96,6 +100,10 @@ def motion_response_blocks(
         try:
             gen = func(chunks, display=display, **params)
             for block in gen:
+                if not isinstance(block, dict):
+                    raise ModelError(
+                        f"model {spec.name!r} yielded {type(block).__name__}, expected a dict like {{'flow': array}}"
+                    )
                 yield block
         except ModelError:
             raise
@@ -141,6 +149,11 @@ def run_motion_model(
     def check(name: str, block: np.ndarray, start: int) -> None:
         if name not in specs:
             raise ModelError(f"model {spec.name!r} yielded an unknown output {name!r}")
+        if block.ndim != len(specs[name].shape):
+            raise ModelError(
+                f"model {spec.name!r} yielded {name!r} of shape {block.shape} from frame {start}, "
+                f"expected (t,) + {tuple(specs[name].shape[1:])}"
+            )
         _check_output(spec, name, block, (block.shape[0],) + tuple(specs[name].shape[1:]),
                       f"frames {start}-{start + block.shape[0] - 1}")
 
