@@ -27,6 +27,7 @@ import hashlib
 import json
 import os
 import shutil
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -330,7 +331,11 @@ def open_store(path: str | os.PathLike, *, verify: bool = True, deep: bool = Fal
         verify_store(path, deep=deep)
     group = _open_group(path)
     arrays, dims, array_attrs = {}, {}, {}
-    for name, arr in group.arrays():
+    with warnings.catch_warnings():
+        # Snakemake drops a .snakemake_timestamp file into directory outputs
+        warnings.filterwarnings("ignore", message=".*snakemake_timestamp.*")
+        members = list(group.arrays())
+    for name, arr in members:
         arrays[name] = da.from_zarr(arr, chunks=arr.shards or arr.chunks)
         dims[name] = tuple(arr.metadata.dimension_names or ())
         array_attrs[name] = dict(arr.attrs)

@@ -71,7 +71,8 @@ def flow_figure(response_paths: Sequence[str | os.PathLike], out: str | os.PathL
         u, v = f[yy, xx, 0], f[yy, xx, 1]
         speed = np.hypot(f[..., 0], f[..., 1])
         ax.imshow(speed, cmap="magma", interpolation="nearest")
-        ax.quiver(xx, yy, u, v, color="cyan", angles="xy", scale_units="xy", scale=0.1, width=0.006)
+        vmax = float(np.percentile(np.hypot(u, v), 99)) or 1.0
+        ax.quiver(xx, yy, u, v, color="cyan", angles="xy", scale_units="xy", scale=vmax / (0.9 * step), width=0.006)
         truth = store.attrs.get("stimulus", {}).get("truth", {}).get("velocity_px_per_frame")
         title = _name(p)
         if truth:
@@ -90,20 +91,33 @@ def _exp(t, a, tau, b):
 
 
 def _half_differential(items):
-    """Mean (CW - CCW)/2 over the directions that have both handednesses."""
-    from psybench.readouts.motion import mean_half_differential_error
+    """Mean (CW - CCW)/2 over directions, signed positive toward the vector average.
 
-    by_dir: dict[tuple, dict[str, np.ndarray]] = {}
-    for _, _, err, stim in items:
+    Each CW/CCW pair is oriented by the sign of its CW diamond's vector-average
+    bias, as :func:`psybench.scores.motion.score_diamonds` does, so the curve is
+    the one the criterion fits.
+    """
+    from psybench.display import wrap_deg
+
+    by_dir: dict = {}
+    for _, _, err, stim, _ in items:
         params = stim.get("params", {})
         hand = stim.get("handedness", params.get("handedness"))
-        key = params.get("direction_deg", stim.get("truth", {}).get("direction_deg"))
         if hand in ("cw", "ccw"):
-            by_dir.setdefault((key,), {})[hand] = err
-    pairs = [d for d in by_dir.values() if {"cw", "ccw"} <= set(d)]
-    if not pairs:
+            by_dir.setdefault(params.get("direction_deg"), {})[hand] = (err, stim)
+    curves = []
+    for pair in by_dir.values():
+        if {"cw", "ccw"} <= set(pair):
+            (e_cw, s_cw), (e_ccw, _) = pair["cw"], pair["ccw"]
+            va = s_cw.get("vector_average_direction_deg")
+            sign = np.sign(wrap_deg(va - s_cw["truth"]["direction_deg"])) if va is not None else 1.0
+            curves.append(sign * (e_cw - e_ccw) / 2.0)
+    if not curves:
         return None
-    return mean_half_differential_error(np.stack([d["cw"] for d in pairs]), np.stack([d["ccw"] for d in pairs]))
+    with np.errstate(all="ignore"):
+        stacked = np.stack(curves)
+        n = np.isfinite(stacked).sum(axis=0)
+        return np.where(n > 0, np.nansum(stacked, axis=0) / np.maximum(n, 1), np.nan)
 
 
 def direction_error_figure(
@@ -126,8 +140,9 @@ def direction_error_figure(
         model = store.attrs.get("model", {}).get("name", model)
         fps = store.attrs["display"]["frames_per_s"]
         err = np.asarray(store["direction_error_deg"])
+        speed = np.asarray(store["speed_deg_s"])
         t = np.arange(err.shape[0]) * 1000.0 / fps
-        groups.setdefault(stim.get("experiment", "?"), []).append((_name(p), t, err, stim))
+        groups.setdefault(stim.get("experiment", "?"), []).append((_name(p), t, err, stim, speed))
     fits = pd.read_csv(fits_csv)
     scores = pd.read_csv(scores_csv)
     order = [e for e in ("barberpole", "diamonds", "dashed_bars", "grating_size") if e in groups]
@@ -137,13 +152,20 @@ def direction_error_figure(
         items = groups[exp]
         t_end = items[0][1][-1]
         thin = 0.5 if exp == "diamonds" else 0.9
-        for name, t, err, _ in items:
-            ax.plot(t, err, lw=thin, label=None if exp == "diamonds" else name)
+        if exp == "grating_size":
+            # the criterion reads the early response's size, not its direction
+            for name, t, _, _, speed in items:
+                ax.plot(t, speed, lw=0.9, label=name)
+            ax.set_ylabel("pursuit speed |w| (deg/s)")
+        else:
+            for name, t, err, _, _ in items:
+                ax.plot(t, err, lw=thin, label=None if exp == "diamonds" else name)
+            ax.set_ylabel("direction error (deg)")
         if exp == "diamonds":
             hd = _half_differential(items)
             if hd is not None:
-                ax.plot(items[0][1], hd, "k", lw=2, label="(CW - CCW) / 2")
-        for _, row in fits[fits["experiment"] == exp].iterrows():
+                ax.plot(items[0][1], hd, "k", lw=2, label="(CW - CCW) / 2, + toward vector average")
+        for _, row in fits[fits["experiment"] == exp].iterrows() if exp != "grating_size" else ():
             tau = row.get("tau_ms", np.nan)
             if np.isfinite(tau) and np.isfinite(row.get("A", np.nan)):
                 t0 = float(row.get("t_onset_ms", 0.0)) if np.isfinite(row.get("t_onset_ms", np.nan)) else 0.0
@@ -158,7 +180,6 @@ def direction_error_figure(
             ax.set_title(exp, fontsize=8)
         ax.axhline(0, color="grey", lw=0.5)
         ax.set_xlabel("time (ms)")
-        ax.set_ylabel("direction error (deg)")
         ax.legend(fontsize=5, loc="best")
     fig.suptitle(f"{model}: direction error of the pursuit readout", fontsize=9)
     fig.tight_layout()
