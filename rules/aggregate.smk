@@ -25,3 +25,40 @@ rule aggregate_motion:
         "logs/aggregate/motion.log",
     script:
         "../scripts/aggregate_motion.py"
+
+
+rule aggregate_scores:
+    input:
+        unpack(get_track_score_inputs),
+    output:
+        table="results/aggregate/scores_long.csv",
+        parquet="results/aggregate/scores_long.parquet",
+    params:
+        results_root="results",
+        attention_figure=get_attention_figure(),
+        code_hash=CODE["aggregate"],
+    log:
+        "logs/aggregate/scores.log",
+    script:
+        "../scripts/aggregate_scores.py"
+
+
+rule report_leaderboard:
+    input:
+        scores="results/aggregate/scores_long.csv",
+    output:
+        report=directory("results/report"),
+        tables=expand("results/aggregate/leaderboard_{name}.csv", name=LEADERBOARD_NAMES),
+    params:
+        leaderboards=LEADERBOARDS,
+        results_root="results",
+        table_dir="results/aggregate",
+        n_boot=config["aggregate"]["n_boot"],
+        alpha=config["aggregate"]["alpha"],
+        seed=config["aggregate"]["seed"],
+        max_projections=config["aggregate"]["max_projections"],
+        code_hash=CODE["report"],
+    log:
+        "logs/report/leaderboard.log",
+    script:
+        "../scripts/report_leaderboard.py"

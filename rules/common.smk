@@ -24,8 +24,15 @@ CODE = {
     "readouts": code_hash(["psybench.readouts", "psybench.display", "psybench.io"]),
     "scores": code_hash(["psybench.scores", "psybench.fits", "psybench.io"]),
     "aggregate": code_hash(["psybench.aggregate", "psybench.io"]),
-    "figures": code_hash(["psybench.report"]),
+    "figures": code_hash(["psybench.report.motion"]),
+    "report": code_hash(["psybench.aggregate", "psybench.report.leaderboard", "psybench.io"]),
 }
+
+# Leaderboards of the HTML report: configured, or overall + one per track.
+LEADERBOARDS = config["aggregate"]["leaderboards"] or [{"name": "overall", "track": None}] + [
+    {"name": t, "track": t} for t in config["tracks"]
+]
+LEADERBOARD_NAMES = [lb["name"] for lb in LEADERBOARDS]
 
 
 def get_all_targets():
@@ -39,7 +46,30 @@ def get_all_targets():
         ]
         targets += expand("results/figures/motion/{model}_direction_error.png", model=MOTION_MODELS)
         targets += expand("results/figures/motion/{model}_flow.png", model=MOTION_MODELS)
+    targets += ["results/aggregate/scores_long.csv", "results/report"]
     return targets
+
+
+def get_track_score_inputs(wildcards):
+    """Every track's result files, by the names scripts/aggregate_scores.py reads."""
+    inputs = {}
+    if MOTION_ON:
+        inputs["motion_table1"] = "results/aggregate/motion_table1.csv"
+        inputs["motion_fits"] = expand("results/fits/motion/{model}.csv", model=MOTION_MODELS)
+    if "intphys" in config["tracks"]:
+        inputs["intphys_scores"] = expand("results/intphys/{model}/scores.csv", model=intphys_model_names())
+    if "attention" in config["tracks"]:
+        inputs["attention_metrics"] = "results/attention/metrics.csv"
+        inputs["attention_table1"] = "results/attention/table1.csv"
+    return inputs
+
+
+def get_attention_figure():
+    return "attention/curves.png" if "attention" in config["tracks"] else ""
+
+
+def intphys_model_names():
+    return list(config["intphys"]["models"]) + list(config["intphys"].get("external_answers", {}))
 
 
 def get_display():

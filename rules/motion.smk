@@ -2,6 +2,9 @@
 
 
 rule stimuli_render:
+    # between-workflow output cache (snakemake --cache, $SNAKEMAKE_OUTPUT_CACHE):
+    # keyed by script, params (spec, display, code hash) and upstream provenance
+    cache: True
     output:
         store=directory("results/stimuli/{stimulus}.zarr"),
     params:
@@ -16,6 +19,7 @@ rule stimuli_render:
 
 
 rule responses_motion:
+    cache: True
     input:
         stimulus="results/stimuli/{stimulus}.zarr",
     output:
