@@ -14,6 +14,8 @@ report: "report/workflow.rst"
 
 include: "rules/common.smk"
 include: "rules/motion.smk"
+include: "rules/attention.smk"
+include: "rules/intphys.smk"
 include: "rules/aggregate.smk"
 
 

@@ -46,6 +46,10 @@ def get_all_targets():
         ]
         targets += expand("results/figures/motion/{model}_direction_error.png", model=MOTION_MODELS)
         targets += expand("results/figures/motion/{model}_flow.png", model=MOTION_MODELS)
+    if "attention" in config["tracks"]:
+        targets += attention_targets()
+    if "intphys" in config["tracks"]:
+        targets += IP.outputs()
     targets += ["results/aggregate/scores_long.csv", "results/report"]
     return targets
 

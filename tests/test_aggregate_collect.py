@@ -176,3 +176,21 @@ def _long_copy(intphys_csv, tmp_path):
     out = tmp_path / "external.csv"
     df.to_csv(out, index=False)
     return out
+
+
+def test_attention_metrics_keyed_by_train_test_pair(tmp_path):
+    from psybench.aggregate.collect import attention_scores
+
+    p = tmp_path / "metrics.csv"
+    pd.DataFrame(
+        {
+            "model": ["raw L=1 untuned"] * 2,
+            "metric": ["NSS"] * 2,
+            "value": [1.0, 0.5],
+            "direction": ["higher"] * 2,
+            "train": ["A", "A"],
+            "test": ["A", "B"],
+        }
+    ).to_csv(p, index=False)
+    out = attention_scores(metrics=p, results_root=tmp_path)
+    assert sorted(out["experiment"]) == ["A_on_A", "A_on_B"]

@@ -346,6 +346,20 @@ def intphys_scores(
 # ---------------------------------------------------------------------------- attention
 
 
+def _attention_experiment(df: pd.DataFrame) -> np.ndarray:
+    """Experiment of each metrics row: its ``experiment`` column, else ``<train>_on_<test>``.
+
+    The attention track scores every model on each (train movie, test movie)
+    pair, so without the pair in the key two rows of one model and metric would
+    collide.
+    """
+    if "experiment" in df.columns:
+        return _optional_text(df, "experiment", "all").to_numpy(dtype=object)
+    if {"train", "test"} <= set(df.columns):
+        return (df["train"].astype(str) + "_on_" + df["test"].astype(str)).to_numpy(dtype=object)
+    return np.full(len(df), "all", dtype=object)
+
+
 def _attention_metrics(path, *, track: str, results_root) -> pd.DataFrame:
     df = _read(path)
     _require(df, _ATTENTION_METRICS_REQUIRED, path, "attention metrics table")
@@ -371,7 +385,7 @@ def _attention_metrics(path, *, track: str, results_root) -> pd.DataFrame:
         "model": _text(df["model"]).to_numpy(dtype=object),
         "params_hash": _optional_text(df, "params_hash").to_numpy(dtype=object),
         "track": [track] * n,
-        "experiment": _optional_text(df, "experiment", "all").to_numpy(dtype=object),
+        "experiment": _attention_experiment(df),
         "metric": metric.to_numpy(dtype=object),
         "value": _float(df["value"], "value", path),
         "direction": direction.to_numpy(dtype=object),

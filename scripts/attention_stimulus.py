@@ -1,0 +1,9 @@
+"""Snakemake script of rule attention_stimulus: render or ingest one movie."""
+import sys
+
+sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
+
+from psybench.attention.workflow import make_stimulus  # noqa: E402
+
+make_stimulus(snakemake.wildcards.attention_movie, snakemake.params.spec, snakemake.output.store,  # noqa: F821
+              grid=snakemake.params.grid)  # noqa: F821

@@ -1,0 +1,10 @@
+"""Snakemake script: write one split of a generated IntPhys-format tree."""
+import sys
+from pathlib import Path
+
+sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
+
+from psybench.intphys.generate import generate_intphys  # noqa: E402
+
+generate_intphys(Path(snakemake.output[0]).parent, snakemake.wildcards.split, threads=snakemake.threads,  # noqa: F821
+                 **snakemake.params.generator)  # noqa: F821

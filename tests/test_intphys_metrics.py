@@ -1,0 +1,103 @@
+"""L_R / L_A against hand-computed cases and sklearn; answer.txt validation."""
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import roc_auc_score
+
+from psybench.intphys.metrics import (
+    AnswerFormatError,
+    absolute_error,
+    read_answer,
+    score_table,
+    write_answer,
+)
+
+
+def _meta(n_quads=6):
+    rows = []
+    for q in range(1, n_quads + 1):
+        for r in range(1, 5):
+            rows.append({"movie": f"O{1 + q % 2}/{q:04d}/{r}", "quadruplet": f"O{1 + q % 2}/{q:04d}",
+                         "possible": r <= 2, "block": f"O{1 + q % 2}", "visibility": ["visible", "occluded"][q % 3 == 0],
+                         "motion": "static", "n_objects": 1})
+    return pd.DataFrame(rows)
+
+
+def _get(table, metric, **factors):
+    sel = table["metric"] == metric
+    for f in ("block", "visibility", "motion", "n_objects"):
+        sel &= table[f] == str(factors.get(f, "all"))
+    assert sel.sum() == 1
+    return table[sel].iloc[0]
+
+
+def test_constant_model_ties():
+    meta = _meta()
+    t = score_table(pd.Series(0.5, index=meta["movie"]), meta, model="c", n_boot=50)
+    assert _get(t, "L_R")["value"] == 0.5
+    assert _get(t, "L_R_strict")["value"] == 0.0  # the official scorer's bug
+    assert _get(t, "L_A")["value"] == 0.5
+    assert _get(t, "L_R")["n_quadruplets"] == 6
+
+
+def test_hand_computed_relative_error():
+    meta = _meta(4)
+    # sums (pos, imp): q1 (1.8, 0.2) correct; q2 (0.2, 1.8) wrong; q3 (1, 1) tie; q4 (1.2, 0.4) correct
+    p = {1: [0.9, 0.9, 0.1, 0.1], 2: [0.1, 0.1, 0.9, 0.9], 3: [0.5, 0.5, 0.7, 0.3], 4: [0.6, 0.6, 0.2, 0.2]}
+    scores = pd.Series({m: p[int(m.split("/")[1])][int(m.split("/")[2]) - 1] for m in meta["movie"]})
+    t = score_table(scores, meta, model="m", n_boot=0)
+    assert _get(t, "L_R")["value"] == pytest.approx((0 + 1 + 0.5 + 0) / 4)
+    assert _get(t, "L_R_strict")["value"] == pytest.approx(1 / 4)
+    assert np.isnan(_get(t, "L_R")["ci_low"])
+    # block O1 = quadruplets 2 and 4 (q % 2 == 0 -> O1)
+    assert _get(t, "L_R", block="O1")["value"] == pytest.approx(0.5)
+
+
+def test_absolute_error_matches_sklearn_with_ties():
+    rng = np.random.default_rng(1)
+    p = rng.integers(0, 5, size=80) / 4.0  # many ties
+    y = rng.random(80) < 0.5
+    assert absolute_error(p, y) == pytest.approx(1 - roc_auc_score(y, p))
+
+
+def test_bootstrap_interval_contains_value_and_is_seeded():
+    meta = _meta(12)
+    rng = np.random.default_rng(0)
+    scores = pd.Series(rng.random(len(meta)), index=meta["movie"])
+    a = score_table(scores, meta, model="r", n_boot=300, seed=5)
+    b = score_table(scores, meta, model="r", n_boot=300, seed=5)
+    pd.testing.assert_frame_equal(a, b)
+    assert (a["ci_low"] <= a["value"] + 1e-12).all() and (a["value"] <= a["ci_high"] + 1e-12).all()
+    # every grouping from finest to overall: (2 blocks+1) x (2 vis+1) x (1+1) x (1+1) groups at most
+    assert set(a["motion"]) == {"static", "all"} and (a["block"] == "all").any()
+
+
+def test_answer_roundtrip(tmp_path):
+    meta = _meta(2)
+    s = pd.Series(np.linspace(0, 1, 8), index=meta["movie"])
+    write_answer(s, tmp_path / "answer.txt")
+    first = (tmp_path / "answer.txt").read_text().splitlines()[0]
+    assert first.split()[0] == "O1/0002/1"
+    back = read_answer(tmp_path / "answer.txt", meta)
+    pd.testing.assert_series_equal(back, s.sort_index(), check_names=False, check_index_type=False)
+
+
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda L: L[:3] + ["O9/0001/1 0.5"] + L[4:], r"line 4 \('O9/0001/1 0.5'\): unknown movie"),
+        (lambda L: L[:2] + [L[2].split()[0] + " 1.5"] + L[3:], r"line 3 .* outside \[0, 1\]"),
+        (lambda L: L[:2] + [L[2].split()[0] + " nan"] + L[3:], r"line 3 .* outside \[0, 1\]"),
+        (lambda L: L[:2] + [L[2].split()[0] + " high"] + L[3:], r"line 3 .*'high' is not a number"),
+        (lambda L: L + [L[0]], r"line 9 .*duplicate movie .* already on line 1"),
+        (lambda L: L[:3] + L[4:], r"line 1 .*incomplete quadruplet O1/0002"),
+        (lambda L: L[:2] + ["O1/0002/3"] + L[3:], r"line 3 .*expected"),
+    ],
+)
+def test_answer_validation_errors(tmp_path, edit, message):
+    meta = _meta(2)
+    write_answer(pd.Series(0.5, index=meta["movie"]), tmp_path / "a.txt")
+    lines = (tmp_path / "a.txt").read_text().splitlines()
+    (tmp_path / "b.txt").write_text("\n".join(edit(lines)) + "\n")
+    with pytest.raises(AnswerFormatError, match=message):
+        read_answer(tmp_path / "b.txt", meta)

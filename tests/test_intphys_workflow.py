@@ -1,0 +1,85 @@
+"""rules/intphys.smk end to end through `python -m snakemake` in a subprocess (small config)."""
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from psybench.intphys.generate import expected_movie_ids, generate_intphys
+
+REPO = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.workflow
+
+
+def _workdir(tmp_path, intphys):
+    (tmp_path / "rules").mkdir()
+    shutil.copy(REPO / "rules" / "intphys.smk", tmp_path / "rules")
+    shutil.copytree(REPO / "scripts", tmp_path / "scripts", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(REPO / "envs", tmp_path / "envs")
+    (tmp_path / "Snakefile").write_text(
+        'configfile: "config.yaml"\ninclude: "rules/intphys.smk"\n'
+        "rule all:\n    default_target: True\n    input: IP.outputs()\n")
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump({"intphys": intphys}))
+
+
+def _snakemake(cwd, *args):
+    return subprocess.run([sys.executable, "-m", "snakemake", "--cores", "2", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=600)
+
+
+def _config(**over):
+    base = yaml.safe_load((REPO / "config" / "intphys.fragment.yaml").read_text())["intphys"]
+    base.update(over)
+    return base
+
+
+def test_small_run_scores_models_and_external_answer(tmp_path):
+    ids = expected_movie_ids("dev", blocks=("O1",))
+    (tmp_path / "ext.txt").write_text("".join(f"{m} 0.5\n" for m in ids))
+    cfg = _config(
+        generator={"seed": 0, "blocks": ["O1"], "per_condition": 1, "n_train": 4, "height": 48, "width": 48,
+                   "n_frames": 12, "status_variant": "header", "depth_encoding": "16bit"},
+        shard_size=100, n_boot=50,
+        models={"tracking": {"kind": "tracking", "params": {}}, "nextframe": {"kind": "nextframe", "params": {}}},
+        external_answers={"ext": "ext.txt"},
+    )
+    _workdir(tmp_path, cfg)
+    r = _snakemake(tmp_path)
+    assert r.returncode == 0, r.stderr[-3000:]
+    for m in ("tracking", "nextframe", "ext"):
+        t = pd.read_csv(tmp_path / f"results/intphys/{m}/scores.csv")
+        assert list(t.columns) == ["model", "block", "visibility", "motion", "n_objects", "metric", "value",
+                                   "ci_low", "ci_high", "n_quadruplets"]
+        lines = (tmp_path / f"results/intphys/{m}/answer.txt").read_text().splitlines()
+        assert len(lines) == len(ids)
+    t = pd.read_csv(tmp_path / "results/intphys/ext/scores.csv")
+    overall = t[(t.block == "all") & (t.visibility == "all") & (t.motion == "all") & (t.n_objects == "all")]
+    assert dict(zip(overall.metric, overall.value)) == {"L_R": 0.5, "L_R_strict": 0.0, "L_A": 0.5}
+    # nothing left to do; a change of the model code (hash in params) is seen
+    r = _snakemake(tmp_path, "-n")
+    assert "Nothing to be done" in r.stdout + r.stderr
+    # a broken external answer fails with the line named
+    lines = (tmp_path / "ext.txt").read_text().splitlines()
+    (tmp_path / "ext.txt").write_text("\n".join(lines + [lines[0]]) + "\n")
+    r = _snakemake(tmp_path)  # the changed answer file reruns its score job only
+    assert r.returncode != 0
+    log = (tmp_path / "logs/intphys/score/ext.log").read_text()
+    assert "line 73" in log and "duplicate movie" in log
+
+
+def test_dry_run_plans_shards_of_a_real_tree(tmp_path):
+    generate_intphys(tmp_path / "data", "train", n_train=230, skeleton=True)
+    generate_intphys(tmp_path / "data", "dev", skeleton=True)
+    _workdir(tmp_path, _config(data_root="data", generate=False, shard_size=50))
+    r = _snakemake(tmp_path, "-n", "--quiet", "rules")
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = r.stdout + r.stderr
+    # train: 230 movies -> 5 shards; dev: 216 -> 5 shards
+    counts = {m.group(1): int(m.group(2)) for m in re.finditer(r"^(intphys_\w+)\s+(\d+)$", out, re.M)}
+    assert counts["intphys_ingest"] == 10
+    assert counts["intphys_predict"] == 5 * 5  # 5 models x 5 dev shards
+    assert counts["intphys_train"] == 1 and counts["intphys_score"] == 5 and "intphys_generate" not in counts
