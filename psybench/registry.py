@@ -254,6 +254,14 @@ def resolve_model(entry: Mapping[str, Any], *, track: str | None = None) -> Mode
             f"model {name!r}: unknown parameter(s) {unknown} for algorithm {algo.name!r}; "
             f"accepted: {sorted(algo.defaults)}"
         )
+    for key, value in params.items():
+        default = algo.defaults.get(key)
+        numeric_default = isinstance(default, (int, float)) and not isinstance(default, bool)
+        if numeric_default and isinstance(value, str):
+            raise ModelError(
+                f"model {name!r}: parameter {key!r} must be a number, got the string {value!r} "
+                "(YAML reads 1.0e9 as text: write 1.0e+9)"
+            )
     merged = {**algo.defaults, **params}
     return ModelSpec(name=name, algorithm=algo, params=merged)
 

@@ -43,9 +43,24 @@ rule aggregate_scores:
         "../scripts/aggregate_scores.py"
 
 
+rule aggregate_samples:
+    input:
+        unpack(get_sample_inputs),
+    output:
+        table="results/aggregate/samples_long.csv",
+        parquet="results/aggregate/samples_long.parquet",
+    params:
+        code_hash=CODE["aggregate"],
+    log:
+        "logs/aggregate/samples.log",
+    script:
+        "../scripts/aggregate_samples.py"
+
+
 rule report_leaderboard:
     input:
         scores="results/aggregate/scores_long.csv",
+        samples="results/aggregate/samples_long.csv",
     output:
         report=directory("results/report"),
         tables=expand("results/aggregate/leaderboard_{name}.csv", name=LEADERBOARD_NAMES),

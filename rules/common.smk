@@ -43,6 +43,7 @@ def get_all_targets():
             "results/aggregate/motion_table1.md",
             "results/aggregate/motion_pareto.csv",
             "results/figures/motion/stimuli.png",
+            "results/figures/motion/barberpole_directions.png",
         ]
         targets += expand("results/figures/motion/{model}_direction_error.png", model=MOTION_MODELS)
         targets += expand("results/figures/motion/{model}_flow.png", model=MOTION_MODELS)
@@ -66,6 +67,17 @@ def get_track_score_inputs(wildcards):
         inputs["attention_metrics"] = "results/attention/metrics.csv"
         inputs["attention_table1"] = "results/attention/table1.csv"
     return inputs
+
+
+def get_sample_inputs(wildcards):
+    """Per-item results behind the tied ranks: IntPhys answers and metadata."""
+    if "intphys" not in config["tracks"]:
+        return {}
+    split = config["intphys"]["eval_split"]
+    return {
+        "intphys_answers": expand("results/intphys/{model}/answer.txt", model=intphys_model_names()),
+        "intphys_metadata": f"results/intphys/metadata/{split}.csv",
+    }
 
 
 def get_attention_figure():

@@ -121,3 +121,21 @@ rule figures_motion_direction_error:
         "logs/figures/motion/{model}_direction_error.log",
     script:
         "../scripts/figures_motion_direction_error.py"
+
+
+rule figures_motion_barberpole:
+    input:
+        scores=expand("results/scores/motion/{model}.csv", model=MOTION_MODELS),
+    output:
+        report(
+            "results/figures/motion/barberpole_directions.png",
+            caption="../report/motion_barberpole.rst",
+            category="Motion",
+            subcategory="Barber-pole",
+        ),
+    params:
+        code_hash=CODE["figures"],
+    log:
+        "logs/figures/motion/barberpole.log",
+    script:
+        "../scripts/figures_motion_barberpole.py"

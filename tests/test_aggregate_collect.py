@@ -194,3 +194,25 @@ def test_attention_metrics_keyed_by_train_test_pair(tmp_path):
     ).to_csv(p, index=False)
     out = attention_scores(metrics=p, results_root=tmp_path)
     assert sorted(out["experiment"]) == ["A_on_A", "A_on_B"]
+
+
+def test_intphys_samples_average_to_the_overall_L_R(tmp_path):
+    from psybench.aggregate.collect import intphys_samples
+    from psybench.intphys.metrics import score_table, write_answer
+
+    rows = []
+    for q in range(6):
+        for run in range(1, 5):
+            rows.append({"movie": f"O1/{q + 1:04d}/{run}", "quadruplet": f"O1/{q + 1:04d}", "possible": run <= 2,
+                         "block": "O1", "visibility": "visible", "motion": "static", "n_objects": 1})
+    meta = pd.DataFrame(rows)
+    meta.to_csv(tmp_path / "meta.csv", index=False)
+    rng = np.random.default_rng(0)
+    scores = pd.Series(rng.random(len(meta)), index=meta["movie"])
+    write_answer(scores, tmp_path / "answer.txt")
+    samples = intphys_samples({"m": tmp_path / "answer.txt"}, tmp_path / "meta.csv")
+    assert len(samples) == 6 and set(samples["experiment"]) == {"all/all/all/all"}
+    table = score_table(scores, meta, model="m", n_boot=10, seed=0)
+    overall = table[(table["block"] == "all") & (table["visibility"] == "all") & (table["motion"] == "all")
+                    & (table["n_objects"].astype(str) == "all") & (table["metric"] == "L_R")]["value"].iloc[0]
+    assert samples["value"].mean() == pytest.approx(overall)

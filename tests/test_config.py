@@ -75,3 +75,9 @@ def test_yaml_errors_name_the_file(tmp_path):
     p.write_text("display: [unclosed\n")
     with pytest.raises(ConfigError, match="c.yaml"):
         load_config(p)
+
+
+def test_string_for_numeric_parameter_is_named(cfg):
+    cfg["motion"]["models"][0]["params"] = {"alpha": "1.0e9"}
+    with pytest.raises(ConfigError, match=r"motion\.models\[0\].*'alpha' must be a number"):
+        validate_config(cfg)

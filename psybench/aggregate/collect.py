@@ -581,3 +581,48 @@ def collect_to_table(
     long_df = collect_scores(paths_by_track, results_root=results_root)
     write_table(long_df, out_csv)
     return long_df
+
+
+def intphys_samples(
+    answers: Mapping[str, str | os.PathLike],
+    metadata: str | os.PathLike,
+    *,
+    track: str = "intphys",
+) -> pd.DataFrame:
+    """Per-quadruplet L_R errors of every IntPhys model, the items behind tied ranks.
+
+    Parameters
+    ----------
+    answers : mapping model -> answer.txt
+        The official-format answer file of each model (``results/intphys/<model>/answer.txt``).
+    metadata : path
+        The evaluation split's metadata table (``results/intphys/metadata/<split>.csv``).
+
+    Returns
+    -------
+    DataFrame
+        Columns :data:`psybench.report.leaderboard.SAMPLE_COLUMNS`: one row per model
+        and quadruplet, experiment ``all/all/all/all``, metric ``L_R``, value the
+        quadruplet's relative error (1, 0.5 for a tie, or 0). Their mean is the
+        model's overall L_R; :func:`psybench.aggregate.ranks.ranks_with_ties`
+        bootstraps them (paired over quadruplets) so that models whose L_R cannot
+        be told apart share a rank.
+    """
+    from psybench.intphys.metrics import quadruplet_table, read_answer, relative_error
+    from psybench.io.tables import read_table
+
+    meta = read_table(metadata)
+    frames = []
+    for model, path in sorted(answers.items()):
+        qt = quadruplet_table(read_answer(path, meta), meta)
+        frames.append(pd.DataFrame({
+            "model": model,
+            "params_hash": "",
+            "track": track,
+            "experiment": "all/all/all/all",
+            "metric": "L_R",
+            "item": qt["quadruplet"].astype(str).to_numpy(),
+            "value": relative_error(qt["pos_sum"].to_numpy(), qt["imp_sum"].to_numpy()),
+        }))
+    cols = ["model", "params_hash", "track", "experiment", "metric", "item", "value"]
+    return pd.concat(frames, ignore_index=True)[cols] if frames else pd.DataFrame(columns=cols)

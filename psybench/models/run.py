@@ -105,10 +105,10 @@ def motion_response_blocks(
                         f"model {spec.name!r} yielded {type(block).__name__}, expected a dict like {{'flow': array}}"
                     )
                 yield block
-        except ModelError:
+        except (ModelError, GeneratorExit):
             raise
-        except ValueError as exc:
-            raise ModelError(f"model {spec.name!r} raised ValueError: {exc}") from exc
+        except Exception as exc:  # a model's own failure: name the model, keep the cause
+            raise ModelError(f"model {spec.name!r} raised {type(exc).__name__}: {exc}") from exc
     else:
         raise ModelError(f"model {spec.name!r}: kind {spec.kind!r} is not a motion model kind ('pair' or 'stream')")
 

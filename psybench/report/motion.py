@@ -184,3 +184,45 @@ def direction_error_figure(
     fig.suptitle(f"{model}: direction error of the pursuit readout", fontsize=9)
     fig.tight_layout()
     return save_png(fig, out)
+
+
+def barberpole_figure(score_csvs: Sequence[str | os.PathLike], out: str | os.PathLike) -> Path:
+    """Perceived direction of every model against the barber-pole's aspect ratio.
+
+    Drawn in the frame of the criterion: 0 deg is the grating normal (the 1D
+    motion), and the dotted line the aperture's long axis, which people perceive
+    (Wallach 1935; Masson et al. 2000). The shaded band is where the rule of
+    :func:`psybench.scores.motion.score_barberpole` passes (closer to the long axis).
+    """
+    import json
+
+    fig, ax = plt.subplots(figsize=(5.0, 3.6))
+    span = None
+    for p in score_csvs:
+        scores = pd.read_csv(p)
+        row = scores[scores["experiment"] == "barberpole"]
+        if row.empty:
+            continue
+        details = json.loads(row.iloc[0]["details"])
+        stimuli = sorted(details.get("stimuli", []), key=lambda r: r["aspect_ratio"])
+        ar = [r["aspect_ratio"] for r in stimuli]
+        dev = [r.get("deviation_toward_long_axis_deg", 0.0) if r["aspect_ratio"] > 1 else
+               float(np.degrees(np.arctan2(np.sin(np.radians(r["perceived_deg"] - r["grating_normal_deg"])),
+                                           np.cos(np.radians(r["perceived_deg"] - r["grating_normal_deg"])))))
+               for r in stimuli]
+        for r in stimuli:
+            if "long_axis_direction_deg" in r:
+                d = r["long_axis_direction_deg"] - r["grating_normal_deg"]
+                span = abs(float((d + 180) % 360 - 180))
+        verdict = "pass" if bool(row.iloc[0]["passed"]) else "fail"
+        ax.plot(ar, dev, "o-", lw=1.2, label=f"{row.iloc[0]['model']} ({verdict})")
+    if span:
+        ax.axhline(span, color="k", ls=":", lw=1, label="long axis (human percept)")
+        ax.axhspan(span / 2, span, color="green", alpha=0.08, label="closer to the long axis")
+    ax.axhline(0, color="grey", lw=0.8, label="grating normal (1D)")
+    ax.set_xlabel("aperture aspect ratio")
+    ax.set_ylabel("perceived direction, deg from grating normal\n(positive toward the long axis)")
+    ax.set_title("Barber-pole: steady-state direction of w(t)", fontsize=9)
+    ax.legend(fontsize=6, loc="upper left")
+    fig.tight_layout()
+    return save_png(fig, out)
