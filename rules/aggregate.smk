@@ -23,6 +23,8 @@ rule aggregate_motion:
         code_hash=CODE["aggregate"],
     log:
         "logs/aggregate/motion.log",
+    conda:
+        "../envs/psybench.yaml"
     script:
         "../scripts/aggregate_motion.py"
 
@@ -34,11 +36,12 @@ rule aggregate_scores:
         table="results/aggregate/scores_long.csv",
         parquet="results/aggregate/scores_long.parquet",
     params:
-        results_root="results",
         attention_figure=get_attention_figure(),
         code_hash=CODE["aggregate"],
     log:
         "logs/aggregate/scores.log",
+    conda:
+        "../envs/psybench.yaml"
     script:
         "../scripts/aggregate_scores.py"
 
@@ -53,6 +56,8 @@ rule aggregate_samples:
         code_hash=CODE["aggregate"],
     log:
         "logs/aggregate/samples.log",
+    conda:
+        "../envs/psybench.yaml"
     script:
         "../scripts/aggregate_samples.py"
 
@@ -66,8 +71,6 @@ rule report_leaderboard:
         tables=expand("results/aggregate/leaderboard_{name}.csv", name=LEADERBOARD_NAMES),
     params:
         leaderboards=LEADERBOARDS,
-        results_root="results",
-        table_dir="results/aggregate",
         n_boot=config["aggregate"]["n_boot"],
         alpha=config["aggregate"]["alpha"],
         seed=config["aggregate"]["seed"],
@@ -75,5 +78,7 @@ rule report_leaderboard:
         code_hash=CODE["report"],
     log:
         "logs/report/leaderboard.log",
+    conda:
+        "../envs/psybench.yaml"
     script:
         "../scripts/report_leaderboard.py"

@@ -27,6 +27,8 @@ rule attention_stimulus:
         spec=_attention_movie_spec,
         grid=_ATT.get("grid", [40, 30]),
         code=_attention_code_hash(["psybench.attention.stimuli", "psybench.io.store"]),
+    conda:
+        "../envs/psybench.yaml"
     script:
         "../scripts/attention_stimulus.py"
 
@@ -42,6 +44,8 @@ rule attention_gaze:
     params:
         spec=_attention_movie_spec,
         code=_attention_code_hash(["psybench.attention.gaze", "psybench.io.tables"]),
+    conda:
+        "../envs/psybench.yaml"
     script:
         "../scripts/attention_gaze.py"
 
@@ -62,6 +66,8 @@ rule attention_features:
         chunk_frames=_ATT.get("chunk_frames", 64),
         lags_ms=_ATT.get("lags_ms", [100, 300]),
         code=_attention_code_hash(["psybench.attention.features", "psybench.io.store"]),
+    conda:
+        "../envs/psybench.yaml"
     script:
         "../scripts/attention_features.py"
 
@@ -83,6 +89,8 @@ rule attention_evaluate:
         feature_keys=_attention_wf.rule_feature_keys(_ATT),
         movies=_attention_wf.rule_movies(_ATT),
         code=_attention_code_hash(["psybench.attention.evaluate", "psybench.attention.gaze"]),
+    conda:
+        "../envs/psybench.yaml"
     script:
         "../scripts/attention_evaluate.py"
 
@@ -101,6 +109,8 @@ rule attention_metrics:
         feature_keys=_attention_wf.rule_feature_keys(_ATT),
         movies=_attention_wf.rule_movies(_ATT),
         code=_attention_code_hash(["psybench.attention.metrics", "psybench.attention.evaluate"]),
+    conda:
+        "../envs/psybench.yaml"
     script:
         "../scripts/attention_metrics.py"
 

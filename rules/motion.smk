@@ -14,6 +14,8 @@ rule stimuli_render:
         code_hash=CODE["stimuli"],
     log:
         "logs/stimuli/{stimulus}.log",
+    conda:
+        "../envs/psybench.yaml"
     script:
         "../scripts/stimuli_render.py"
 
@@ -33,6 +35,8 @@ rule responses_motion:
         runtime=30,
     log:
         "logs/responses/{model}/{stimulus}.log",
+    conda:
+        "../envs/psybench.yaml"
     script:
         "../scripts/responses_motion.py"
 
@@ -47,6 +51,8 @@ rule readouts_pursuit:
         code_hash=CODE["readouts"],
     log:
         "logs/readouts/{model}.log",
+    conda:
+        "../envs/psybench.yaml"
     script:
         "../scripts/readouts_pursuit.py"
 
@@ -63,6 +69,8 @@ rule scores_motion:
         code_hash=CODE["scores"],
     log:
         "logs/scores/motion/{model}.log",
+    conda:
+        "../envs/psybench.yaml"
     script:
         "../scripts/scores_motion.py"
 
@@ -81,6 +89,8 @@ rule figures_motion_stimuli:
         code_hash=CODE["figures"],
     log:
         "logs/figures/motion/stimuli.log",
+    conda:
+        "../envs/psybench.yaml"
     script:
         "../scripts/figures_motion_stimuli.py"
 
@@ -99,6 +109,8 @@ rule figures_motion_flow:
         code_hash=CODE["figures"],
     log:
         "logs/figures/motion/{model}_flow.log",
+    conda:
+        "../envs/psybench.yaml"
     script:
         "../scripts/figures_motion_flow.py"
 
@@ -119,6 +131,8 @@ rule figures_motion_direction_error:
         code_hash=CODE["figures"],
     log:
         "logs/figures/motion/{model}_direction_error.log",
+    conda:
+        "../envs/psybench.yaml"
     script:
         "../scripts/figures_motion_direction_error.py"
 
@@ -137,5 +151,7 @@ rule figures_motion_barberpole:
         code_hash=CODE["figures"],
     log:
         "logs/figures/motion/barberpole.log",
+    conda:
+        "../envs/psybench.yaml"
     script:
         "../scripts/figures_motion_barberpole.py"

@@ -8,10 +8,11 @@ Named inputs (each optional; absent = track not configured):
   attention_table1   results/attention/table1.csv
   scores             extra long-format score tables (list)
 Output: table (results/aggregate/scores_long.csv; the .parquet is written beside it).
-Params: results_root ("results"), attention_figure (source of Table 1 rows, or "").
+Params: attention_figure (source of Table 1 rows, or "").
 """
 
 import sys
+from pathlib import Path
 
 sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
 
@@ -47,6 +48,7 @@ if _get("scores", many=True):
 long_df = collect_to_table(
     paths,
     snakemake.output.table,  # noqa: F821
-    results_root=getattr(params, "results_root", "results"),
+    # results/aggregate/scores_long.csv -> results/ (the root the sources are relative to)
+    results_root=str(Path(snakemake.output.table).parent.parent),  # noqa: F821
 )
 print(f"collected {len(long_df)} scores from tracks {sorted(set(long_df['track']))}", file=sys.stderr)

@@ -9,6 +9,7 @@ Params:  leaderboards (list of {name, title, track, criteria, model, epsilon, mi
 """
 
 import sys
+from pathlib import Path
 
 sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
 
@@ -27,8 +28,9 @@ tables = build_report(
     read_scores(inp.scores),
     snakemake.output.report,  # noqa: F821
     leaderboards=list(getattr(params, "leaderboards", None) or []) or None,
-    results_root=getattr(params, "results_root", "results"),
-    table_dir=getattr(params, "table_dir", None),
+    # results/report -> results/; leaderboard tables go beside the declared outputs
+    results_root=str(Path(snakemake.output.report).parent),  # noqa: F821
+    table_dir=str(Path(snakemake.output.tables[0]).parent) if snakemake.output.tables else None,  # noqa: F821
     samples=pd.read_csv(samples) if samples else None,
     n_boot=int(getattr(params, "n_boot", 1000)),
     alpha=float(getattr(params, "alpha", 0.05)),
