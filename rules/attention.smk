@@ -1,6 +1,6 @@
 # Attention track (Shic & Scassellati 2007): stimuli -> gaze -> features -> Table 1 + metrics.
 # Included by the main Snakefile; needs the `attention` config section
-# (config/attention.fragment.yaml). Outputs under results/attention/.
+# (config/config.yaml, validated by config/schema.yaml). Outputs under results/attention/.
 
 from functools import partial as _partial
 

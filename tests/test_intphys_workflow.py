@@ -32,7 +32,7 @@ def _snakemake(cwd, *args):
 
 
 def _config(**over):
-    base = yaml.safe_load((REPO / "config" / "intphys.fragment.yaml").read_text())["intphys"]
+    base = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["intphys"]
     base.update(over)
     return base
 

@@ -84,7 +84,7 @@ def planned_outputs(proc: subprocess.CompletedProcess) -> set[str]:
 @pytest.fixture(scope="module")
 def workflow(tmp_path_factory) -> Path:
     work = tmp_path_factory.mktemp("wf")
-    for name in ("Snakefile", "rules", "scripts", "config", "report", "profiles", "psybench"):
+    for name in ("Snakefile", "rules", "scripts", "config", "envs", "report", "profiles", "psybench"):
         src = ROOT / name
         if src.is_dir():
             shutil.copytree(src, work / name, ignore=shutil.ignore_patterns("__pycache__"))
