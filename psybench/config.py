@@ -74,6 +74,8 @@ def validate_config(config: dict[str, Any], *, schema_path: str | Path = SCHEMA_
         # the deepest error is the most specific one for a misspelt or bad value
         err = max(errors, key=lambda e: len(e.absolute_path))
         raise ConfigError(_describe(err))
+    if "intphys" in config.get("tracks", []):
+        _check_intphys_root(config["intphys"])
     if "motion" in config.get("tracks", []):
         motion_models(config)
         try:
@@ -88,6 +90,31 @@ def validate_config(config: dict[str, Any], *, schema_path: str | Path = SCHEMA_
             except ValueError as exc:
                 raise ConfigError(str(exc)) from None
     return config
+
+
+def _check_intphys_root(section: Mapping[str, Any]) -> None:
+    """``intphys.data_root``: generated data stay inside the project; a real tree must exist."""
+    root = Path(section["data_root"])
+    project = Path.cwd().resolve()
+    resolved = (project / root).resolve() if not root.is_absolute() else root.resolve()
+    if section["generate"]:
+        if resolved != project and project not in resolved.parents:
+            raise ConfigError(
+                f"config key intphys.data_root: {root} is outside the project ({project}); "
+                "generated data must stay under it (or set intphys.generate: false to read a real tree)"
+            )
+        return
+    if not resolved.is_dir():
+        raise ConfigError(
+            f"config key intphys.data_root: {root} does not exist (expected the IntPhys folder holding "
+            f"{section['train_split']}/ and {section['eval_split']}/)"
+        )
+    for key in ("train_split", "eval_split"):
+        if not (resolved / section[key]).is_dir():
+            raise ConfigError(
+                f"config key intphys.data_root: {root} has no {section[key]}/ folder (intphys.{key}); "
+                "is it an IntPhys tree?"
+            )
 
 
 def motion_models(config: Mapping[str, Any]) -> dict[str, Any]:

@@ -19,6 +19,7 @@ wildcard_constraints:
 
 
 rule attention_stimulus:
+    cache: True
     output:
         store=directory("results/attention/stimuli/{attention_movie}.zarr"),
     log:
@@ -51,6 +52,7 @@ rule attention_gaze:
 
 
 rule attention_features:
+    cache: True
     input:
         stimulus="results/attention/stimuli/{attention_movie}.zarr",
     output:

@@ -1,10 +1,17 @@
 # Config validation, wildcard constraints, code hashes and every input/params function.
 from psybench.config import motion_models, validate_config
+from psybench.io.store import quarantine_damaged
 from psybench.provenance import code_hash, params_hash
 from psybench.stimuli.motion import stimulus_set
 
 # Fails before any job, naming the offending key (psybench.config.ConfigError).
 validate_config(config)
+
+# Snakemake sees a directory output as up to date whatever it holds: move damaged
+# stores aside so that they, and everything downstream, are rebuilt.
+if config["verify_stores"] == "structural":
+    for _store, _why in quarantine_damaged("results"):
+        logger.warning(f"psybench: moved damaged store {_store} to results/.damaged/ to rebuild it: {_why}")
 
 MOTION_ON = "motion" in config["tracks"]
 MOTION_STIMULI = stimulus_set(config["motion"]) if MOTION_ON else {}  # validated (incl. fit in frame) above

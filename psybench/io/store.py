@@ -46,6 +46,7 @@ __all__ = [
     "verify_store",
     "time_chunks",
     "atomic_path",
+    "quarantine_damaged",
     "StreamSpec",
     "write_store_stream",
 ]
@@ -117,6 +118,61 @@ def atomic_path(path: str | os.PathLike) -> Path:
     return path.with_name(f"{path.name}.tmp-{os.getpid()}")
 
 
+def _remove_leftovers(path: Path) -> None:
+    """Delete temporaries a killed writer of ``path`` left behind (``.tmp-*``, ``.old-*``)."""
+    if path.parent.is_dir():
+        for pattern in (f"{path.name}.tmp-*", f"{path.name}.old-*"):
+            for p in path.parent.glob(pattern):
+                shutil.rmtree(p, ignore_errors=True)
+
+
+def _is_store_dir(path: Path) -> bool:
+    return path.suffix == ".zarr" and ".tmp-" not in path.name and ".old-" not in path.name
+
+
+def quarantine_damaged(root: str | os.PathLike, *, dest: str | os.PathLike | None = None) -> list[tuple[Path, str]]:
+    """Move every damaged store below ``root`` aside, so that a rerun rebuilds it.
+
+    Snakemake treats a directory output as up to date whatever its contents. Run
+    before the workflow is planned, this structural check (:func:`verify_store`
+    without ``deep``, about a millisecond per store) finds stores that are
+    truncated, half-written or lack their manifest, and moves each to ``dest``
+    (default ``<root>/.damaged``), where it can be inspected; Snakemake then sees
+    the output missing and rebuilds it and everything downstream.
+
+    Returns
+    -------
+    list of (path, reason)
+        The stores moved aside and why.
+    """
+    root = Path(root)
+    dest = Path(dest) if dest is not None else root / ".damaged"
+    moved: list[tuple[Path, str]] = []
+    if not root.is_dir():
+        return moved
+    for dirpath, dirnames, _ in os.walk(root):
+        here = Path(dirpath)
+        if here == dest or dest in here.parents:
+            dirnames[:] = []
+            continue
+        stores = [d for d in dirnames if _is_store_dir(here / d)]
+        dirnames[:] = [d for d in dirnames if not d.endswith(".zarr") and ".zarr." not in d and d != dest.name]
+        for d in stores:
+            p = here / d
+            try:
+                with warnings.catch_warnings():
+                    warnings.filterwarnings("ignore", message=".*snakemake_timestamp.*")
+                    verify_store(p)
+            except StoreError as exc:
+                target = dest / p.relative_to(root)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                if target.exists():
+                    shutil.rmtree(target)
+                os.replace(p, target)
+                moved.append((p, str(exc)))
+    return moved
+
+
 def _digest_block(block: np.ndarray) -> str:
     return hashlib.sha256(np.ascontiguousarray(block).tobytes()).hexdigest()
 
@@ -174,9 +230,8 @@ def write_store(
         The final path.
     """
     path = Path(path)
+    _remove_leftovers(path)
     tmp = atomic_path(path)
-    if tmp.exists():
-        shutil.rmtree(tmp)
     tmp.parent.mkdir(parents=True, exist_ok=True)
     manifest: dict[str, Any] = {"format": FORMAT_VERSION, "complete": False, "arrays": {}}
     try:
@@ -265,14 +320,16 @@ def _expected_chunk_files(meta: Mapping[str, Any]) -> int:
     return int(np.prod([-(-s // c) for s, c in zip(meta["shape"], unit)], dtype=np.int64)) if meta["shape"] else 1
 
 
-def verify_store(path: str | os.PathLike, *, deep: bool = False) -> dict[str, Any]:
+def verify_store(path: str | os.PathLike, *, deep: bool | Sequence[str] = False) -> dict[str, Any]:
     """Check that a store is complete and, with ``deep``, that its data are unchanged.
 
     Parameters
     ----------
     path : path-like
-    deep : bool
-        Re-read every chunk and compare the SHA-256 digest with the manifest.
+    deep : bool or sequence of str
+        Re-read every chunk and compare the SHA-256 digest with the manifest:
+        for every array (``True``) or for the named arrays only (what a consumer
+        reads), since a flipped byte can still decode to wrong values.
 
     Returns
     -------
@@ -303,7 +360,7 @@ def verify_store(path: str | os.PathLike, *, deep: bool = False) -> dict[str, An
             raise StoreError(
                 f"store {path}: array {name!r} has {n_files} chunk files, expected {expected}: truncated"
             )
-        if deep:
+        if deep is True or (not isinstance(deep, bool) and name in deep):
             unit = tuple(meta.get("shards") or meta["chunks"])
             darr = da.from_zarr(arr, chunks=unit)
             try:
@@ -315,7 +372,7 @@ def verify_store(path: str | os.PathLike, *, deep: bool = False) -> dict[str, An
     return manifest
 
 
-def open_store(path: str | os.PathLike, *, verify: bool = True, deep: bool = False) -> Store:
+def open_store(path: str | os.PathLike, *, verify: bool = True, deep: bool | Sequence[str] = False) -> Store:
     """Open a store written by :func:`write_store` as Dask arrays chunked like storage.
 
     Parameters
@@ -323,8 +380,8 @@ def open_store(path: str | os.PathLike, *, verify: bool = True, deep: bool = Fal
     path : path-like
     verify : bool
         Run :func:`verify_store` first (cheap structural check).
-    deep : bool
-        Also verify the checksums (reads all data once).
+    deep : bool or sequence of str
+        Also verify the checksums of all (``True``) or the named arrays (reads them once).
     """
     path = Path(path)
     if verify:
@@ -385,9 +442,8 @@ def write_store_stream(
     :func:`verify_store` checks both kinds of store alike.
     """
     path = Path(path)
+    _remove_leftovers(path)
     tmp = atomic_path(path)
-    if tmp.exists():
-        shutil.rmtree(tmp)
     tmp.parent.mkdir(parents=True, exist_ok=True)
     manifest: dict[str, Any] = {"format": FORMAT_VERSION, "complete": False, "arrays": {}}
     try:

@@ -128,7 +128,7 @@ def run_motion_model(
     mapping, stimulus parameters, ground truth), the model description and
     ``code_hash``.
     """
-    stim = open_store(stimulus_path)
+    stim = open_store(stimulus_path, deep=True)  # a corrupted chunk must not be read silently
     frames = stim["frames"]
     display = Display.from_config(stim.attrs["display"])
     n_t, height, width = frames.shape

@@ -321,6 +321,10 @@ def compute_readout(
     pathlib.Path
     """
     response = open_store(response_store_path)
+    # checksum what is read (flow, else p): a corrupted chunk can still decode
+    from psybench.io.store import verify_store
+
+    verify_store(response_store_path, deep=["flow"] if "flow" in response.arrays else ["p"])
     where = str(response_store_path)
     for key in ("display", "stimulus"):
         if key not in response.attrs:
@@ -412,7 +416,7 @@ def load_readout(path: str | os.PathLike) -> dict[str, Any]:
         ``direction_error_deg``, ``speed_deg_s`` (T,), ``frame_ms``, ``stimulus``,
         ``model``, ``display``, ``readout``, ``path``.
     """
-    store = open_store(path)
+    store = open_store(path, deep=True)
     display = Display.from_config(store.attrs["display"])
     data: dict[str, Any] = {k: np.asarray(store[k].compute(), dtype=np.float64) for k in (
         "mean_flow", "pursuit", "direction_deg", "direction_error_deg", "speed_deg_s")}

@@ -1,0 +1,160 @@
+"""Wall time of the default workflow: full run, no-op rerun, dry run.
+
+Copies the workflow (Snakefile, rules, scripts, config, report, profiles) and the
+psybench package into a temporary directory, runs ``snakemake --cores 2 all`` on
+the DEFAULT config (config/config.yaml as shipped), then times the no-op rerun
+(target: < 5 s, issue 7) and a dry run. Figures are printed as
+``FIGURE <name> <value> <unit>`` lines (benchmarks/README.md).
+
+During the full run a sampler reads ``/proc/<pid>/status`` of every Snakemake
+script process (``.snakemake/scripts/tmp*.<script>.py``) every 50 ms and keeps its
+``VmHWM`` (the kernel's peak resident set size of that process, so sampling late
+still sees the peak) and its lifetime; the per-rule maxima are what
+profiles/slurm/config.yaml is sized from (``peak_rss_mb_<rule>``,
+``max_job_s_<rule>``).
+
+Run: ``.venv/bin/python benchmarks/workflow_walltime.py [--cores N] [--keep]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import re
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+# PSYBENCH_WORKFLOW_ROOT: measure another checkout (default: this one)
+ROOT = Path(os.environ.get("PSYBENCH_WORKFLOW_ROOT") or Path(__file__).resolve().parent.parent)
+COPY = ("Snakefile", "rules", "scripts", "config", "envs", "report", "profiles", "psybench")
+
+
+def copy_workflow(dest: Path) -> None:
+    for name in COPY:
+        src = ROOT / name
+        if src.is_dir():
+            shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
+        elif src.exists():
+            shutil.copy2(src, dest / name)
+
+
+SCRIPT = re.compile(r"\.snakemake/scripts/tmp[^ /]*\.(\w+)\.py")
+
+
+class RssSampler(threading.Thread):
+    """Peak RSS (VmHWM) and lifetime of every Snakemake script process, per script."""
+
+    def __init__(self, workdir: Path, interval: float = 0.05):
+        super().__init__(daemon=True)
+        self.workdir = str(workdir.resolve())
+        self.interval = interval
+        self.stop = threading.Event()
+        self.procs: dict[int, dict] = {}
+
+    def run(self) -> None:
+        while not self.stop.is_set():
+            now = time.perf_counter()
+            for d in Path("/proc").iterdir():
+                if not d.name.isdigit():
+                    continue
+                try:
+                    cmd = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                    m = SCRIPT.search(cmd)
+                    if not m:
+                        continue
+                    if os.readlink(d / "cwd") != self.workdir:
+                        continue  # another workflow on the same machine
+                    status = (d / "status").read_text()
+                except OSError:
+                    continue
+                hwm = re.search(r"VmHWM:\s+(\d+) kB", status)
+                rec = self.procs.setdefault(int(d.name), {"script": m.group(1), "start": now, "hwm_kb": 0})
+                rec["end"] = now
+                if hwm:
+                    rec["hwm_kb"] = max(rec["hwm_kb"], int(hwm.group(1)))
+            self.stop.wait(self.interval)
+
+    def per_script(self) -> dict[str, dict]:
+        out: dict[str, dict] = {}
+        for rec in self.procs.values():
+            s = out.setdefault(rec["script"], {"n": 0, "peak_mb": 0.0, "max_s": 0.0})
+            s["n"] += 1
+            s["peak_mb"] = max(s["peak_mb"], rec["hwm_kb"] / 1024)
+            s["max_s"] = max(s["max_s"], rec.get("end", rec["start"]) - rec["start"])
+        return out
+
+
+def timed_snakemake(work: Path, *args: str, check: bool = True) -> tuple[float, subprocess.CompletedProcess]:
+    env = dict(os.environ, PYTHONPATH=str(work), OMP_NUM_THREADS="1")
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "snakemake", *args], cwd=work, env=env,
+                          capture_output=True, text=True)
+    dt = time.perf_counter() - t0
+    if check and proc.returncode != 0:
+        sys.exit(f"snakemake {' '.join(args)} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+    return dt, proc
+
+
+def print_rules(sampler: RssSampler) -> None:
+    stats = sorted(sampler.per_script().items())
+    print("per rule (script): jobs, peak RSS of the largest job (VmHWM), longest job (sampled lifetime)")
+    for script, st in stats:
+        print(f"  {script:32s} {st['n']:4d} jobs  {st['peak_mb']:7.0f} MB  {st['max_s']:6.1f} s")
+    for script, st in stats:
+        print(f"FIGURE peak_rss_mb_{script} {st['peak_mb']:.0f} MB")
+        print(f"FIGURE max_job_s_{script} {st['max_s']:.1f} s")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--cores", type=int, default=2)
+    ap.add_argument("--keep", action="store_true", help="keep the temporary workflow copy")
+    ap.add_argument("targets", nargs="*", default=["all"], help="Snakemake targets (default: all)")
+    args = ap.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="psybench-walltime-"))
+    try:
+        copy_workflow(tmp)
+        n_jobs = None
+        sampler = RssSampler(tmp)
+        sampler.start()
+        try:
+            t_full, proc = timed_snakemake(tmp, "--cores", str(args.cores), *args.targets, check=False)
+        finally:
+            sampler.stop.set()
+            sampler.join()
+        if proc.returncode != 0:
+            print_rules(sampler)
+            print(f"FIGURE full_run_failed_after_s {t_full:.1f} s")
+            sys.exit(f"snakemake {' '.join(args.targets)} failed:\n{proc.stderr[-3000:]}")
+        for line in (proc.stdout + proc.stderr).splitlines():
+            if line.strip().startswith("total"):
+                n_jobs = int(line.split()[1])
+                break
+        t_noop, proc = timed_snakemake(tmp, "--cores", str(args.cores), *args.targets)
+        if "Nothing to be done" not in proc.stdout + proc.stderr:
+            sys.exit("the rerun after a complete run was not a no-op:\n" + proc.stderr[-3000:])
+        t_dry, _ = timed_snakemake(tmp, "-n", *args.targets)
+        print(f"default config, snakemake --cores {args.cores} {' '.join(args.targets)} in a fresh copy ({tmp})")
+        print(f"full run: {t_full:.1f} s for {n_jobs} jobs; no-op rerun: {t_noop:.2f} s (target < 5 s); "
+              f"dry run: {t_dry:.2f} s")
+        print_rules(sampler)
+        print(f"FIGURE full_run_s {t_full:.1f} s")
+        if n_jobs is not None:
+            print(f"FIGURE jobs {n_jobs} jobs")
+        print(f"FIGURE noop_rerun_s {t_noop:.2f} s")
+        print(f"FIGURE dry_run_s {t_dry:.2f} s")
+        print(f"FIGURE noop_vs_target {t_noop / 5.0:.2f} x(5 s)")
+    finally:
+        if args.keep:
+            print(f"kept {tmp}", file=sys.stderr)
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,110 @@
+"""Shared artifacts: Snakemake's between-workflow output cache on stimuli and responses.
+
+``cache: True`` on rules stimuli_render and responses_motion; a run with
+``--cache`` and ``SNAKEMAKE_OUTPUT_CACHE=<dir>`` moves their outputs (Zarr
+directories) into the cache, keyed by a provenance hash of script, params (which
+include the code hash of the library modules, rules/common.smk) and upstream
+jobs. A second workflow in another directory, with the same config, fetches
+them instead of computing them; a change of parameters or of library code gives
+another key and misses.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from slurm_cluster import TABLE, copy_workflow, snakemake, tiny_config, workflow_env
+
+pytestmark = pytest.mark.workflow
+
+CACHED_RULES = ("stimuli_render", "responses_motion")
+
+
+def cached_run(work, cache, *targets):
+    # --cache takes optional rule names: give it a following option, then the targets
+    return snakemake(work, "--cache", "--cores", "2", *targets, env=workflow_env(work, SNAKEMAKE_OUTPUT_CACHE=str(cache)))
+
+
+def computed(proc, stage):
+    """Stores of a stage computed by this run (then moved into the cache)."""
+    out = proc.stdout + proc.stderr
+    return sorted(set(re.findall(rf"Moving output file results/{stage}/(\S+?\.zarr) to cache", out)))
+
+
+def fetched(proc, stage):
+    """Stores of a stage fetched from the cache (their entries symlinked) instead of computed."""
+    out = proc.stdout + proc.stderr
+    return sorted(set(re.findall(rf"Symlinking output file results/{stage}/(\S+?\.zarr)/zarr\.json from cache", out)))
+
+
+@pytest.fixture(scope="module")
+def first(tmp_path_factory):
+    """Workflow A fills the cache."""
+    root = tmp_path_factory.mktemp("cache")
+    cache = root / "cache"
+    cache.mkdir()
+    work = copy_workflow(root / "a", tiny_config())
+    proc = cached_run(work, cache, TABLE)
+    return root, cache, work, proc
+
+
+def test_first_workflow_stores_into_cache(first):
+    root, cache, work, proc = first
+    out = proc.stdout + proc.stderr
+    stimuli = sorted((work / "results/stimuli").glob("*.zarr"))
+    responses = sorted((work / "results/responses/hs").glob("*.zarr"))
+    assert stimuli and len(responses) == len(stimuli)
+    assert len(re.findall(r"Moving output file .* to cache", out)) == len(stimuli) + len(responses), out
+    entries = sorted(p.name for p in cache.iterdir())
+    assert len(entries) == len(stimuli) + len(responses) and all(e.endswith(".zarr") for e in entries)
+    # A's outputs are now symlinks into the cache, and they still read as complete stores
+    from psybench.io import verify_store
+
+    assert all(p.is_symlink() for p in stimuli + responses)
+    verify_store(responses[0], deep=True)
+
+
+def test_second_workflow_reuses_cache_without_recomputing(first):
+    root, cache, work_a, _ = first
+    work_b = copy_workflow(root / "b", tiny_config())
+    proc = cached_run(work_b, cache, TABLE)
+    out = proc.stdout + proc.stderr
+    stimuli = sorted(p.name for p in (work_a / "results/stimuli").glob("*.zarr"))
+    # every stimulus and response came from the cache: none was computed again
+    assert fetched(proc, "stimuli") == stimuli, out
+    assert fetched(proc, "responses") == [f"hs/{s}" for s in stimuli], out
+    assert computed(proc, "stimuli") == [] and computed(proc, "responses") == [], out
+    assert all((work_b / "results/stimuli" / s / "zarr.json").is_symlink() for s in stimuli)
+    assert "Rule: readouts_pursuit" in out  # downstream stages (not cached) did run here
+    assert (work_b / TABLE).read_bytes() == (work_a / TABLE).read_bytes()
+    from psybench.io import verify_store
+
+    for store in (work_b / "results/responses/hs").glob("*.zarr"):
+        verify_store(store, deep=True)
+    # fetching into B must not make A's results look out of date
+    assert "Nothing to be done" in (lambda p: p.stdout + p.stderr)(snakemake(work_a, "-n", TABLE))
+
+
+def test_parameter_change_misses_cache(first):
+    root, cache, work_a, _ = first
+    cfg = tiny_config()
+    cfg["motion"]["diamonds"]["speed_deg_s"] = 9  # only the diamond stimulus changes
+    work_c = copy_workflow(root / "c", cfg)
+    targets = [f"results/stimuli/{p.name}" for p in sorted((work_a / "results/stimuli").glob("*.zarr"))]
+    proc = cached_run(work_c, cache, *targets)
+    ran = computed(proc, "stimuli")
+    assert ran and all(r.startswith("diamond") for r in ran), ran  # diamonds recomputed
+    assert sorted(ran + fetched(proc, "stimuli")) == sorted(t.split("/")[-1] for t in targets)  # the rest fetched
+
+
+def test_code_change_misses_cache(first):
+    root, cache, work_a, _ = first
+    work_d = copy_workflow(root / "d", tiny_config())
+    module = work_d / "psybench" / "stimuli" / "motion.py"
+    module.write_text(module.read_text() + "\n# a change to the stimulus code\n")
+    name = sorted((work_a / "results/stimuli").glob("*.zarr"))[0].name
+    proc = cached_run(work_d, cache, f"results/stimuli/{name}")
+    out = proc.stdout + proc.stderr
+    assert computed(proc, "stimuli") == [name] and fetched(proc, "stimuli") == [], out

@@ -1,0 +1,190 @@
+"""Fault tolerance: a run killed while writing a store resumes to identical results;
+damaged stores are detected; identical configs give byte-identical tables."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from slurm_cluster import (
+    TABLE,
+    clone,
+    completed_workflow,
+    copy_workflow,
+    kill_group,
+    snakemake,
+    tiny_config,
+    wait_for,
+    workflow_env,
+    write_config,
+)
+
+pytestmark = pytest.mark.workflow
+
+# hs (already computed in the shared base run) plus a user model that sleeps per frame pair
+SLOW = [
+    {"name": "hs", "algorithm": "horn_schunck"},
+    {"name": "slow", "callable": "usermodels.flow:slow", "kind": "pair", "params": {"delay_s": 0.1}},
+]
+
+
+def aggregate_bytes(work: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted((work / "results/aggregate").glob("*.csv"))}
+
+
+def store_digests(work: Path, stage: str) -> dict[str, dict]:
+    from psybench.io import verify_store
+
+    return {
+        p.relative_to(work).as_posix(): {k: v["sha256"] for k, v in verify_store(p, deep=True)["arrays"].items()}
+        for p in sorted((work / "results" / stage).rglob("*.zarr"))
+        if ".tmp-" not in p.name
+    }
+
+
+def with_slow_model(tmp_path_factory, name: str) -> Path:
+    work = clone(completed_workflow(tmp_path_factory), tmp_path_factory.mktemp(name) / "wf")
+    write_config(work, tiny_config(models=SLOW))
+    return work
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    """An uninterrupted run with the slow user model."""
+    work = with_slow_model(tmp_path_factory, "ref")
+    snakemake(work, "--cores", "2", TABLE)
+    return work
+
+
+def test_sigkill_while_writing_a_store_then_resume(reference, tmp_path_factory):
+    from psybench.io import StoreError, verify_store
+
+    work = with_slow_model(tmp_path_factory, "killed")
+    out_dir = work / "results/responses/slow"
+    seen_partial: list[str] = []
+    stop = threading.Event()
+
+    def watch():  # no store under a final name may ever be incomplete
+        while not stop.is_set():
+            for p in out_dir.glob("*.zarr") if out_dir.exists() else ():
+                try:
+                    verify_store(p)
+                except StoreError as exc:
+                    if p.exists():  # not a store being replaced right now
+                        seen_partial.append(f"{p.name}: {exc}")
+            stop.wait(0.02)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "snakemake", "--cores", "1", TABLE],
+        cwd=work, env=workflow_env(work), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        # the second response store being written: kill in the middle of it
+        writing = lambda: len(list(out_dir.glob("*.zarr"))) >= 1 and any(out_dir.glob("*.tmp-*"))  # noqa: E731
+        assert wait_for(writing, timeout=300), "no response store was ever being written"
+    finally:
+        kill_group(proc)
+    tmp_stores = sorted(p.name for p in out_dir.glob("*.tmp-*"))
+    assert tmp_stores, "the kill came after the store was complete"
+    # the store being written at the kill has no final name
+    for name in tmp_stores:
+        assert not (out_dir / name.split(".tmp-")[0]).exists()
+
+    # after SIGKILL the lock remains: unlock (README), then rerun; the profile sets rerun-incomplete
+    snakemake(work, "--unlock")
+    snakemake(work, "--cores", "2", TABLE)
+    stop.set()
+    watcher.join(timeout=5)
+    assert seen_partial == []
+    assert aggregate_bytes(work) == aggregate_bytes(reference)
+    assert store_digests(work, "responses") == store_digests(reference, "responses")
+    assert store_digests(work, "stimuli") == store_digests(reference, "stimuli")
+
+
+@pytest.fixture(scope="module")
+def complete(tmp_path_factory):
+    return completed_workflow(tmp_path_factory)
+
+
+def test_two_runs_give_byte_identical_tables(complete, tmp_path):
+    again = copy_workflow(tmp_path / "again", tiny_config())
+    snakemake(again, "--cores", "2", TABLE)
+    first, second = aggregate_bytes(complete), aggregate_bytes(again)
+    assert first and first == second
+    assert (complete / "results/aggregate/motion_table1.md").read_bytes() == (
+        again / "results/aggregate/motion_table1.md"
+    ).read_bytes()
+    assert store_digests(complete, "responses") == store_digests(again, "responses")
+
+
+def _first_chunk(store: Path, array: str) -> Path:
+    return sorted(p for p in (store / array / "c").rglob("*") if p.is_file())[0]
+
+
+def _corrupt_silently(store: Path, array: str) -> None:
+    """Flip one byte of a chunk such that it still decodes, to different values."""
+    import numpy as np
+    import zarr
+
+    arr = zarr.open_array(str(store / array), mode="r")
+    good = arr[:]
+    chunk = _first_chunk(store, array)
+    original = chunk.read_bytes()
+    for offset in range(len(original) // 10, len(original)):
+        data = bytearray(original)
+        data[offset] ^= 0x01
+        chunk.write_bytes(bytes(data))
+        try:
+            if not np.array_equal(zarr.open_array(str(store / array), mode="r")[:], good):
+                return
+        except Exception:  # noqa: BLE001 - the codec noticed: try another byte
+            pass
+    raise AssertionError(f"no silent corruption found in {chunk}")
+
+
+@pytest.mark.parametrize("damage", ["truncated", "corrupted"])
+def test_damaged_store_is_detected_not_silently_read(complete, tmp_path, damage):
+    from psybench.io import StoreError, verify_store
+
+    work = clone(complete, tmp_path / "wf")
+    store = sorted((work / "results/stimuli").glob("*.zarr"))[0]
+    if damage == "truncated":
+        _first_chunk(store, "frames").unlink()
+        expected = "truncated"
+    else:
+        _corrupt_silently(store, "frames")
+        expected = "checksum"
+    with pytest.raises(StoreError, match=expected):
+        verify_store(store, deep=True)
+    # the consumer of the store refuses it, naming it and what is wrong (the check
+    # before planning is switched off here, or it would move the store aside first)
+    response = f"results/responses/hs/{store.name}"
+    proc = snakemake(work, "--cores", "1", "--force", response, "--config", "verify_stores=off", check=False)
+    log = (work / "logs/responses/hs" / (store.name[: -len(".zarr")] + ".log")).read_text()
+    assert proc.returncode != 0, log
+    assert "StoreError" in log and store.name in log and expected in log, log
+
+
+def test_damaged_store_is_rebuilt_on_rerun(complete, tmp_path):
+    from psybench.io import verify_store
+
+    work = clone(complete, tmp_path / "wf")
+    store = sorted((work / "results/stimuli").glob("*.zarr"))[0]
+    _first_chunk(store, "frames").unlink()
+    # the next run detects it before planning and moves it aside, naming it ...
+    proc = snakemake(work, "--cores", "2", TABLE)
+    assert f"moved damaged store results/stimuli/{store.name}" in proc.stdout + proc.stderr
+    assert (work / "results/.damaged/stimuli" / store.name).is_dir()
+    # ... so nothing reads it; the results that were computed from the good store stand
+    assert aggregate_bytes(work) == aggregate_bytes(complete)
+    # and Snakemake rebuilds it as soon as it is needed or asked for
+    snakemake(work, "--cores", "2", f"results/stimuli/{store.name}")
+    verify_store(store, deep=True)
+    assert aggregate_bytes(work) == aggregate_bytes(complete)
