@@ -142,3 +142,21 @@ def test_several_arrays_in_one_store(tmp_path, data):
     np.testing.assert_array_equal(store["scalar_series"].compute(), np.arange(7.0))
     np.testing.assert_allclose(store["speed"].compute(), np.linalg.norm(data, axis=-1))
     assert store.dims["speed"] == ("t", "y", "x")
+
+
+def test_quarantine_moves_only_damaged_stores(tmp_path, data):
+    from psybench.io import quarantine_damaged
+
+    root = tmp_path / "results"
+    good = write_store(root / "a" / "good.zarr", {"x": ArraySpec(data, ("t", "y", "x", "c"), chunks=(5, 16, 12, 2))})
+    bad = write_store(root / "a" / "bad.zarr", {"x": ArraySpec(data, ("t", "y", "x", "c"), chunks=(5, 16, 12, 2))})
+    _chunk_files(bad)[0].unlink()
+    unfinished = root / "a" / "other.zarr.tmp-123"  # a writer still at work: not a store yet
+    unfinished.mkdir()
+    moved = quarantine_damaged(root)
+    assert [p for p, _ in moved] == [bad]
+    assert "truncated" in moved[0][1]
+    assert not bad.exists() and (root / ".damaged" / "a" / "bad.zarr").is_dir()
+    assert good.exists() and unfinished.exists()
+    open_store(good, deep=True)
+    assert quarantine_damaged(root) == []  # idempotent; .damaged itself is not scanned
