@@ -28,7 +28,7 @@ wildcard_constraints:
 # hash of the code it runs as a param, so editing one stage reruns that stage only.
 CODE = {
     "stimuli": code_hash(["psybench.stimuli", "psybench.display", "psybench.io"]),
-    "readouts": code_hash(["psybench.readouts", "psybench.display", "psybench.io"]),
+    "readouts": code_hash(["psybench.readouts", "psybench.population", "psybench.display", "psybench.io"]),
     "scores": code_hash(["psybench.scores", "psybench.fits", "psybench.io"]),
     "aggregate": code_hash(["psybench.aggregate", "psybench.io"]),
     "figures": code_hash(["psybench.report.motion"]),
@@ -118,7 +118,7 @@ def _model_config(name):
 def get_model_code_hash(wildcards):
     spec = MOTION_MODELS[wildcards.model]
     model_module = spec.algorithm.function.__module__
-    return code_hash(["psybench.models.run", "psybench.registry", "psybench.io", model_module])
+    return code_hash(["psybench.models.run", "psybench.registry", "psybench.population", "psybench.io", model_module])
 
 
 def get_model_responses(wildcards):

@@ -52,6 +52,7 @@ import numpy as np
 from scipy import ndimage
 
 from psybench.display import Display
+from psybench.population import flow_from_distribution
 from psybench.registry import register
 
 __all__ = [
@@ -93,27 +94,9 @@ def velocity_grid(speeds=(0.4, 0.8, 1.6, 3.2), n_directions: int = 8, *, include
     return out.astype(np.float64)
 
 
-def flow_from_distribution(p: np.ndarray, velocities: np.ndarray, *, eps: float = 1e-12) -> np.ndarray:
-    """RR-7317 eq. 2: ``v(x) = sum_v p(x, v) v / sum_v p(x, v)``.
-
-    Parameters
-    ----------
-    p : ndarray, shape (..., V)
-        Non-negative distributed representation.
-    velocities : ndarray, shape (V, 2)
-        px/frame.
-    eps : float
-        Where ``sum_v p <= eps`` the flow is 0 (no evidence for any velocity).
-
-    Returns
-    -------
-    ndarray, shape (..., 2), float32
-    """
-    p = np.asarray(p, dtype=np.float32)
-    den = p.sum(axis=-1, keepdims=True)
-    num = p @ np.asarray(velocities, dtype=np.float32)
-    out = np.where(den > eps, num / np.maximum(den, eps), 0.0)
-    return out.astype(np.float32, copy=False)
+def _flow(p: np.ndarray, velocities: np.ndarray) -> np.ndarray:
+    """RR-7317 eq. 2 on the model's float32 population (0 where ``sum_v p <= 1e-12``)."""
+    return flow_from_distribution(np.asarray(p, dtype=np.float32), velocities, eps=1e-12)
 
 
 def steering_directions(n: int) -> np.ndarray:
@@ -396,7 +379,7 @@ def simoncelli_heeger(
             hq, wq = cm.shape[1] // q, cm.shape[2] // q
             cm = cm.reshape(c.shape[0], hq, q, wq, q, c.shape[3]).mean(axis=(2, 4))
         p = model.mt(cm)
-        flow = flow_from_distribution(p, vel)
+        flow = _flow(p, vel)
         ds_out = ds * int(mt_downsample)
         # full-resolution outputs are yielded a few frames at a time to bound memory
         for a in range(0, n, _YIELD_FRAMES):

@@ -48,6 +48,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from psybench.display import Display, direction_deg, wrap_deg
+from psybench.population import flow_from_distribution
 from psybench.io.store import StreamSpec, open_store, write_store_stream
 
 __all__ = [
@@ -86,36 +87,10 @@ DEFAULT_FINAL_WINDOW_MS = 100.0
 def flow_field_from_distribution(p, velocities):
     """Flow field from a distributed velocity representation (RR-7317 eq. 2).
 
-    ``v(t, x) = sum_v p(t, x, v) v / sum_v p(t, x, v)``, the normalised
-    expectation of the velocity under ``p``.
-
-    Parameters
-    ----------
-    p : array_like or dask.array.Array, shape (..., V)
-        Non-negative activities over the velocity population (last axis).
-    velocities : array_like, shape (V, 2)
-        The velocity ``(u, v)`` each unit stands for (px/frame).
-
-    Returns
-    -------
-    array, shape (..., 2)
-        The flow; **0 where** ``sum_v p == 0`` (no activity means no motion
-        signal, not an undefined one). A Dask input gives a Dask output.
+    0 where ``sum_v p == 0``; see :func:`psybench.population.flow_from_distribution`,
+    the one implementation shared with the models.
     """
-    velocities = np.asarray(velocities, dtype=np.float64)
-    if velocities.ndim != 2 or velocities.shape[1] != 2:
-        raise ValueError(f"velocities must have shape (V, 2); got {velocities.shape}")
-    if p.shape[-1] != velocities.shape[0]:
-        raise ValueError(
-            f"p has {p.shape[-1]} velocity channels on its last axis but {velocities.shape[0]} velocities were given"
-        )
-    if not hasattr(p, "dask"):
-        p = np.asarray(p, dtype=np.float64)
-    num = p @ velocities  # (..., 2); dask dispatches matmul chunk-wise
-    den = p.sum(axis=-1)
-    nonzero = den != 0
-    safe = np.where(nonzero, den, 1.0)
-    return np.where(nonzero[..., None], num / safe[..., None], 0.0)
+    return flow_from_distribution(p, velocities)
 
 
 # ----------------------------------------------------------------- domain mean
