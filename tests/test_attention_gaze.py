@@ -124,3 +124,29 @@ def test_random_controls_shapes_and_statistics():
     h_step = np.hypot(*np.diff(human, axis=0).T)
     assert 0.5 < np.median(step) / np.median(h_step) < 2.0  # step lengths drawn from the human ones
     np.testing.assert_allclose(rp[["x", "y"]].to_numpy()[0], [320, 240])  # starts at the centre
+
+
+def test_random_physiological_spill_search_keeps_step_persistence():
+    """RP samples p(d(t+1) | d(t)) (section 5.1): runs of small and of large steps persist."""
+    rng = np.random.default_rng(3)
+    steps = []
+    for _ in range(60):  # 20 small steps (fixation) then 5 large ones (saccade), in random directions
+        for d in [1.0] * 20 + [40.0] * 5:
+            a = rng.uniform(0, 2 * np.pi)
+            steps.append([d * np.cos(a), d * np.sin(a)])
+    track = np.vstack([[0.0, 0.0], np.cumsum(steps, axis=0)]) + [5000.0, 5000.0]  # far from any edge
+    rp = gz.random_physiological_scanpaths([track], 3000, source_size=(20000, 20000), frames_per_s=30, seed=1,
+                                           spill=0.05)
+    d = np.hypot(*np.diff(rp[["x", "y"]].to_numpy(), axis=0).T)
+    big = d > 20
+    p_big_after_big = big[1:][big[:-1]].mean()
+    p_big_after_small = big[1:][~big[:-1]].mean()
+    # human conditionals: P(big | big) = 4/5, P(big | small) = 1/20; marginal 1/5
+    assert abs(p_big_after_big - 0.8) < 0.08 and p_big_after_small < 0.1
+    assert abs(big.mean() - 0.2) < 0.05
+    # spill = 1 searches all time points: the dependence on the previous step is gone
+    rp = gz.random_physiological_scanpaths([track], 3000, source_size=(20000, 20000), frames_per_s=30, seed=1,
+                                           spill=1.0)
+    d = np.hypot(*np.diff(rp[["x", "y"]].to_numpy(), axis=0).T)
+    big = d > 20
+    assert big[1:][big[:-1]].mean() < 0.3  # measured 0.17 (0.81 with spill 0.05)

@@ -29,7 +29,7 @@ Shic & Scassellati (2007), sections 4.2, 4.3, 5.1 and 5.2:
    (random filters w ~ N(0, I)), ``rs/n`` (filters trained on random-saccade
    scanpaths), ``rp/n`` (trained on random-physiological scanpaths), the last three
    tested on every human. ``n_sets`` (5) synthetic sets per random category; a set is
-   one parameter setting (jump probability for RS, spill fraction for RP) holding
+   one parameter setting (jump rate for RS, spill fraction for RP) holding
    ``n_per_set`` scanpaths (default: as many as there are humans). Reported
    ``median`` = mean over pairs of the per-pair median R (%) and ``sd`` = standard
    deviation over pairs, as the paper reports "mean percentages with standard
@@ -41,7 +41,6 @@ Shic & Scassellati (2007), sections 4.2, 4.3, 5.1 and 5.2:
 
 from __future__ import annotations
 
-import functools
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,6 +64,7 @@ __all__ = [
     "sample_training_set",
     "fisher_filter",
     "rank_percentiles",
+    "control_scanpaths",
     "control_filters",
     "evaluate_pair",
     "evaluate",
@@ -73,7 +73,9 @@ __all__ = [
 ]
 
 GROUPS = ("n ma", "n un", "rf/n", "rs/n", "rp/n")
-RS_JUMP_PROBS = (0.02, 0.05, 0.1, 0.2, 0.3)
+#: Jump rates (per second) of the five random-saccade sets: they span human saccade
+#: rates (about 3 per second) from slow to fast scanning.
+RS_JUMP_RATES_HZ = (1.0, 2.0, 3.0, 4.0, 5.0)
 RP_SPILLS = (0.01, 0.02, 0.05, 0.1, 0.2)
 RESPONSE_PERCENTILES = np.arange(0, 101, 5)
 
@@ -107,8 +109,26 @@ class MovieData:
         return tuple(self.maps.shape)
 
 
-def load_movie(name: str, feature_store: str | os.PathLike, gaze_table: pd.DataFrame | str | os.PathLike) -> MovieData:
-    """Open a feature store and a gaze table (path or DataFrame) as :class:`MovieData`."""
+#: Feature maps up to this size (MB) are read into memory once by :func:`load_movie`;
+#: larger ones stay lazy and stream from the store chunk by chunk.
+IN_MEMORY_MB = 1024.0
+
+
+def load_movie(
+    name: str,
+    feature_store: str | os.PathLike,
+    gaze_table: pd.DataFrame | str | os.PathLike,
+    *,
+    in_memory_mb: float | None = IN_MEMORY_MB,
+) -> MovieData:
+    """Open a feature store and a gaze table (path or DataFrame) as :class:`MovieData`.
+
+    The evaluation gathers features at hundreds of trajectories' points, each pass
+    touching most frames; maps that fit in ``in_memory_mb`` (a one-minute movie on
+    the 40x30 grid takes a few MB) are therefore decoded once into memory, while
+    longer movies stay lazy Dask arrays read ``chunk`` frames at a time (memory
+    bounded, slower). ``None`` always keeps them lazy.
+    """
     from psybench.io.tables import read_table
 
     store = open_store(feature_store)
@@ -121,9 +141,12 @@ def load_movie(name: str, feature_store: str | os.PathLike, gaze_table: pd.DataF
     for key in ("frames_per_s", "source_size"):
         if store.attrs.get(key) is None:
             raise ValueError(f"feature store {feature_store} lacks attribute {key!r}")
+    maps = store["maps"]
+    if in_memory_mb is not None and maps.nbytes <= in_memory_mb * 1e6:
+        maps = np.asarray(maps)
     return MovieData(
         name=str(name),
-        maps=store["maps"],
+        maps=maps,
         frames_per_s=float(store.attrs["frames_per_s"]),
         source_size=tuple(store.attrs["source_size"]),
         gaze=g.reset_index(drop=True),
@@ -143,6 +166,12 @@ def gaze_cells(x, y, *, source_size, grid_shape) -> tuple[np.ndarray, np.ndarray
     col = np.clip(np.floor(np.asarray(x, float) * W / sw), 0, W - 1).astype(int)
     row = np.clip(np.floor(np.asarray(y, float) * H / sh), 0, H - 1).astype(int)
     return row, col
+
+
+def _train_frames(n_frames: int, lags: Sequence[int]) -> np.ndarray:
+    """The training frames of a movie: every even frame with history at every lag."""
+    first = max(lags)
+    return np.arange(first + (first % 2), n_frames, 2)
 
 
 def _patches(maps: np.ndarray, L: int) -> np.ndarray:
@@ -212,15 +241,6 @@ def feature_vectors(maps, frames, rows, cols, *, lags: Sequence[int], L: int, ch
     return out.reshape(len(frames), -1)
 
 
-@functools.lru_cache(maxsize=8)
-def _far_cells(grid_shape, min_dist):
-    """For every cell, the flat indices of cells at least ``min_dist`` cells away (list of arrays)."""
-    H, W = grid_shape
-    rr, cc = np.divmod(np.arange(H * W), W)
-    d = np.hypot(rr[:, None] - rr[None, :], cc[:, None] - cc[None, :])
-    return [np.flatnonzero(row >= min_dist) for row in d]
-
-
 def sample_training_set(
     gaze: pd.DataFrame,
     frames: np.ndarray,
@@ -234,9 +254,9 @@ def sample_training_set(
     """Attended and non-attended points of one trajectory on ``frames`` (section 5.2).
 
     Class 0: the gazed cell of every frame in ``frames`` where the gaze is valid.
-    Class 1: ``n_negatives`` cells per such frame, uniformly among the cells at
-    Euclidean distance >= ``min_dist_frac`` x rows from the gazed cell (with
-    replacement only if fewer cells qualify).
+    Class 1: ``n_negatives`` cells per such frame, drawn independently and uniformly
+    among the cells at Euclidean distance >= ``min_dist_frac`` x rows from the
+    gazed cell (by rejection: uniform cells, redrawn while too close).
 
     Returns
     -------
@@ -250,16 +270,23 @@ def sample_training_set(
         raise ValueError("no valid gazed frame to train on")
     row, col = gaze_cells(g.loc[frames, "x"].to_numpy(), g.loc[frames, "y"].to_numpy(), source_size=source_size, grid_shape=grid_shape)
     min_dist = min_dist_frac * H
-    far = _far_cells((H, W), min_dist)
+    corners = np.array([[0, 0], [0, W - 1], [H - 1, 0], [H - 1, W - 1]])
+    reach = np.hypot(row[:, None] - corners[None, :, 0], col[:, None] - corners[None, :, 1]).max(1)
+    if np.any(reach < min_dist):
+        i = int(np.argmax(reach < min_dist))
+        raise ValueError(f"no grid cell is {min_dist:.3g} cells away from ({row[i]}, {col[i]}) on a {H}x{W} grid")
     rng = np.random.default_rng(seed)
-    picks = []
-    for r, c in zip(row, col):
-        cand = far[r * W + c]
-        if cand.size == 0:
-            raise ValueError(f"no grid cell is {min_dist:.3g} cells away from ({r}, {c}) on a {H}x{W} grid")
-        picks.append(rng.choice(cand, size=n_negatives, replace=cand.size < n_negatives))
-    picks = np.concatenate(picks)
-    return (frames, row, col), (np.repeat(frames, n_negatives), picks // W, picks % W)
+    r0, c0 = np.repeat(row, n_negatives), np.repeat(col, n_negatives)
+    nr = np.empty(len(r0), int)
+    nc = np.empty(len(r0), int)
+    todo = np.arange(len(r0))
+    while todo.size:
+        rr = rng.integers(H, size=todo.size)
+        cc = rng.integers(W, size=todo.size)
+        ok = np.hypot(rr - r0[todo], cc - c0[todo]) >= min_dist
+        nr[todo[ok]], nc[todo[ok]] = rr[ok], cc[ok]
+        todo = todo[~ok]
+    return (frames, row, col), (np.repeat(frames, n_negatives), nr, nc)
 
 
 SCATTERS = ("equal", "pooled", "other")
@@ -363,6 +390,41 @@ def _train(movie: MovieData, gaze: pd.DataFrame, frames, *, lags, L, n_negatives
     return fisher_filter(Xa, Xo, scatter=scatter)
 
 
+def control_scanpaths(
+    movie: MovieData,
+    humans: pd.DataFrame,
+    *,
+    n_sets: int = 5,
+    n_per_set: int | None = None,
+    seed: int = 0,
+) -> dict[str, list[pd.DataFrame]]:
+    """The synthetic trajectories of the random controls (section 5.1): {'rs': [...], 'rp': [...]}.
+
+    One per-frame gaze table per set. RS sets vary the jump rate over
+    :data:`RS_JUMP_RATES_HZ` (per-frame probability ``rate / frames_per_s``, so a set
+    means the same at any frame rate), RP sets the spill fraction over
+    :data:`RP_SPILLS` (both cycled when ``n_sets`` > 5); RP draws its statistics from
+    the human per-frame tracks of ``movie``. They depend on the movie only, not on
+    the features, so :func:`evaluate` draws them once per training movie.
+    """
+    subjects = sorted(humans["subject"].unique())
+    n_per_set = n_per_set or len(subjects)
+    T = movie.shape[0]
+    tracks = [humans[humans["subject"] == s].sort_values("frame")[["x", "y"]].to_numpy(float) for s in subjects]
+    out: dict[str, list[pd.DataFrame]] = {"rs": [], "rp": []}
+    for k in range(n_sets):
+        rate = RS_JUMP_RATES_HZ[k % len(RS_JUMP_RATES_HZ)]
+        out["rs"].append(gz.random_saccade_scanpaths(
+            T, source_size=movie.source_size, frames_per_s=movie.frames_per_s, seed=seed * 1000 + 100 + k,
+            n=n_per_set, jump_prob=min(1.0, rate / movie.frames_per_s), movie=movie.name, subject_prefix=f"rs{k}_",
+        ))
+        out["rp"].append(gz.random_physiological_scanpaths(
+            tracks, T, source_size=movie.source_size, frames_per_s=movie.frames_per_s, seed=seed * 1000 + 200 + k,
+            n=n_per_set, spill=RP_SPILLS[k % len(RP_SPILLS)], movie=movie.name, subject_prefix=f"rp{k}_",
+        ))
+    return out
+
+
 def control_filters(
     movie: MovieData,
     humans: pd.DataFrame,
@@ -376,35 +438,27 @@ def control_filters(
     min_dist_frac: float = 0.3125,
     seed: int = 0,
     scatter: str = "equal",
+    scanpaths: Mapping[str, Sequence[pd.DataFrame]] | None = None,
 ) -> dict[str, list[np.ndarray]]:
     """Filters of the random controls (section 5.1): {'rf': [...], 'rs': [...], 'rp': [...]}.
 
-    RS sets vary the jump probability over :data:`RS_JUMP_PROBS`, RP sets the spill
-    fraction over :data:`RP_SPILLS` (cycled when ``n_sets`` > 5); RP draws its
-    statistics from the human per-frame tracks of the training movie.
+    RF: ``n_sets x n_per_set`` directions w ~ N(0, I). RS and RP: one Fisher filter
+    per trajectory of :func:`control_scanpaths` (pass ``scanpaths`` to reuse them),
+    trained exactly as the humans' filters.
     """
     subjects = sorted(humans["subject"].unique())
     n_per_set = n_per_set or len(subjects)
-    T, H, W, C = movie.shape
+    C = movie.shape[-1]
     D = C * L * L * len(lags)
     rng = np.random.default_rng([seed, 1])
     out: dict[str, list[np.ndarray]] = {"rf": [], "rs": [], "rp": []}
     for k in range(n_sets * n_per_set):
         w = rng.normal(size=D)
         out["rf"].append(w / np.linalg.norm(w))
-    tracks = [
-        humans[humans["subject"] == s].sort_values("frame")[["x", "y"]].to_numpy(float) for s in subjects
-    ]
-    for k in range(n_sets):
-        rs = gz.random_saccade_scanpaths(
-            T, source_size=movie.source_size, frames_per_s=movie.frames_per_s, seed=seed * 1000 + 100 + k,
-            n=n_per_set, jump_prob=RS_JUMP_PROBS[k % len(RS_JUMP_PROBS)], movie=movie.name, subject_prefix=f"rs{k}_",
-        )
-        rp = gz.random_physiological_scanpaths(
-            tracks, T, source_size=movie.source_size, frames_per_s=movie.frames_per_s, seed=seed * 1000 + 200 + k,
-            n=n_per_set, spill=RP_SPILLS[k % len(RP_SPILLS)], movie=movie.name, subject_prefix=f"rp{k}_",
-        )
-        for name, table in (("rs", rs), ("rp", rp)):
+    if scanpaths is None:
+        scanpaths = control_scanpaths(movie, humans, n_sets=n_sets, n_per_set=n_per_set, seed=seed)
+    for name in ("rs", "rp"):
+        for k, table in enumerate(scanpaths[name]):
             for j, (subj, g) in enumerate(table.groupby("subject", sort=True)):
                 out[name].append(
                     _train(movie, g, frames, lags=lags, L=L, n_negatives=n_negatives,
@@ -464,8 +518,14 @@ def evaluate_pair(
     ties: str = "mid",
     seed: int = 0,
     scatter: str = "equal",
+    controls: Mapping[str, Sequence[np.ndarray]] | None = None,
+    scanpaths: Mapping[str, Sequence[pd.DataFrame]] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Train on ``train``'s even frames, test on ``test`` (odd frames if it is the same movie).
+
+    ``controls`` (from :func:`control_filters` on the same training movie, features
+    and settings) or ``scanpaths`` (from :func:`control_scanpaths`) reuse work that
+    does not depend on the test movie.
 
     Returns
     -------
@@ -480,7 +540,7 @@ def evaluate_pair(
         raise ValueError(f"movies {train.name!r} and {test.name!r} have different map shapes {train.shape[1:]} vs {test.shape[1:]}")
     lags = lag_frames(lags_ms, train.frames_per_s)
     first = max(lags)
-    train_frames = np.arange(first + (first % 2), train.shape[0], 2)  # even frames with history
+    train_frames = _train_frames(train.shape[0], lags)
     if test.name == train.name:
         test_frames = np.arange(first + 1 - (first % 2), test.shape[0], 2)  # the odd frames
     else:
@@ -493,7 +553,10 @@ def evaluate_pair(
         g = humans_train[humans_train["subject"] == s]
         filters.append(_train(train, g, train_frames, seed=seed * 7919 + 100003 + i, **common))
         labels.append(("n", s))
-    ctrl = control_filters(train, humans_train, train_frames, n_sets=n_sets, n_per_set=n_per_set, seed=seed, **common)
+    ctrl = controls
+    if ctrl is None:
+        ctrl = control_filters(train, humans_train, train_frames, n_sets=n_sets, n_per_set=n_per_set, seed=seed,
+                               scanpaths=scanpaths, **common)
     for kind in ("rf", "rs", "rp"):
         for j, w in enumerate(ctrl[kind]):
             filters.append(w)
@@ -547,16 +610,28 @@ def evaluate(
         Columns train, test, features, L, group, rp, value (mean over pairs), sd.
     """
     table, curves = [], []
+    scanpaths: dict[str, dict] = {}  # training movie -> control trajectories (feature-independent)
     for model in models:
         kind, L = model["features"], int(model["L"])
+        controls: dict[str, dict] = {}  # training movie -> control filters of this model
         for tr, te in pairs:
             for name in (tr, te):
                 if name not in movies or kind not in movies[name]:
                     raise ValueError(f"evaluate: no {kind!r} features for movie {name!r}")
             train, test = movies[tr][kind], movies[te][kind]
+            if tr not in scanpaths:
+                scanpaths[tr] = control_scanpaths(train, train.gaze, n_sets=n_sets, n_per_set=n_per_set, seed=seed)
+            if tr not in controls:
+                lags = lag_frames(lags_ms, train.frames_per_s)
+                controls[tr] = control_filters(
+                    train, train.gaze, _train_frames(train.shape[0], lags), lags=lags, L=L,
+                    n_sets=n_sets, n_per_set=n_per_set, n_negatives=n_negatives, min_dist_frac=min_dist_frac,
+                    seed=seed, scatter=scatter, scanpaths=scanpaths[tr],
+                )
             pr, cv = evaluate_pair(
                 train, test, L=L, lags_ms=lags_ms, n_sets=n_sets, n_per_set=n_per_set,
                 n_negatives=n_negatives, min_dist_frac=min_dist_frac, ties=ties, seed=seed, scatter=scatter,
+                controls=controls[tr],
             )
             nd = int(train.shape[-1]) * L * L * len(lags_ms)
             for group in GROUPS:
@@ -624,10 +699,13 @@ def run_evaluation(
     feature_stores : mapping movie -> kind -> store path
     gaze_tables : mapping movie -> gaze table path
     **kwargs
-        Passed to :func:`evaluate` (models, pairs, ...).
+        ``in_memory_mb`` goes to :func:`load_movie`, the rest to :func:`evaluate`
+        (models, pairs, ...).
     """
+    in_memory_mb = kwargs.pop("in_memory_mb", IN_MEMORY_MB)
     movies = {
-        m: {k: load_movie(m, p, gaze_tables[m]) for k, p in kinds.items()} for m, kinds in feature_stores.items()
+        m: {k: load_movie(m, p, gaze_tables[m], in_memory_mb=in_memory_mb) for k, p in kinds.items()}
+        for m, kinds in feature_stores.items()
     }
     table, curves = evaluate(movies, **kwargs)
     write_table(table, table_path)

@@ -393,8 +393,8 @@ def synthetic_observers(
     """People-like scanpaths that follow a pop-out scene's target or lure.
 
     Observer ``i`` makes fixations of uniform duration in ``fixation_ms``; for each,
-    it picks the target with probability ``p_target[i]`` and the lure (brightest
-    distractor) otherwise, makes a saccade of ``saccade_ms`` (straight line, landing
+    it picks the target with probability ``p_target[i]`` and the lure (distractor 1, an
+    ordinary distractor by default) otherwise, makes a saccade of ``saccade_ms`` (straight line, landing
     error N(0, ``landing_sd_px``)), then pursues the object as it moves, plus a
     random-walk drift (``drift_px_per_sqrt_s``) and white tracker noise
     (``noise_px``). Sampled at ``sample_hz``; starts at the screen centre.
@@ -531,15 +531,19 @@ def random_physiological_scanpaths(
     per-frame step lengths ``d(k)`` and signed direction changes ``da(k)`` of the
     human tracks:
 
-    * ``dr`` ~ p(d(t + 1) | d(t)): spill search -- take the ``spill`` fraction of
-      human time points whose previous step is closest to ``d(t)``, sample one and
-      use its next step;
-    * ``da`` ~ p(da(t + 1) | d(t + 1), d(t)): same search in the Euclidean plane of
-      (next, previous) step lengths.
+    * ``dr`` ~ p(d(t + 1) | d(t)): spill search as the paper states it -- the
+      ``spill`` fraction of all human time points, *centred at d(t)* in the order of
+      their step lengths (a window of ``k = spill x N`` consecutive ranks around the
+      rank of ``d(t)``, shifted inwards at the ends), then one of them at random, whose
+      next step is ``dr``;
+    * ``da`` ~ p(da(t + 1) | d(t + 1), d(t)): the ``k`` time points nearest to
+      ``(dr, d(t))`` in the Euclidean plane of (next, previous) step lengths (both
+      scaled by the pooled step SD), one of them at random.
 
     Departure: the paper writes ``da`` as ``|a(t + 1) - a(t)|``; we sample the signed
     change (a magnitude alone would make every path turn one way). Positions are
-    reflected at the edges.
+    reflected at the edges. The ``n`` scanpaths are generated in lockstep (one
+    vectorised search per frame), each from its own random stream.
 
     Parameters
     ----------
@@ -563,24 +567,41 @@ def random_physiological_scanpaths(
     d_prev, d_next, dalpha = (np.concatenate(v) for v in (d_prev, d_next, dalpha))
     if not 0 < spill <= 1:
         raise ValueError(f"spill fraction must lie in (0, 1], got {spill!r}")
-    k = max(1, int(round(spill * len(d_prev))))
+    N = len(d_prev)
+    k = max(1, int(round(spill * N)))
+    order = np.argsort(d_prev, kind="stable")
+    d_prev_sorted = d_prev[order]
     w, h = source_size
-    rng = np.random.default_rng(seed)
     scale = max(np.std(np.concatenate([d_prev, d_next])), 1e-9)
-    out = []
-    for i in range(n):
-        xy = np.empty((n_frames, 2))
-        g = np.array([w / 2, h / 2], float)
-        d_t = 0.0
-        alpha = rng.uniform(0, 2 * np.pi)
-        for t in range(n_frames):
-            xy[t] = g
-            near = np.argpartition(np.abs(d_prev - d_t), k - 1)[:k]
-            dr = d_next[rng.choice(near)]
-            dist = np.hypot((d_next - dr) / scale, (d_prev - d_t) / scale)
-            near2 = np.argpartition(dist, k - 1)[:k]
-            alpha += dalpha[rng.choice(near2)]
-            g = np.array([_reflect(g[0] + dr * np.cos(alpha), w - 1e-6), _reflect(g[1] + dr * np.sin(alpha), h - 1e-6)])
-            d_t = dr
-        out.append(_frame_table(f"{subject_prefix}{i:02d}", movie, xy, frames_per_s))
-    return pd.concat(out, ignore_index=True)
+    pn, pp = (d_next / scale).astype(np.float32), (d_prev / scale).astype(np.float32)
+    # each scanpath's own stream: initial heading, then per frame one pick in each search
+    alpha = np.empty(n)
+    pick_dr = np.empty((n, n_frames), int)
+    pick_da = np.empty((n, n_frames), int)
+    for i, child in enumerate(np.random.SeedSequence(seed).spawn(n)):
+        r = np.random.default_rng(child)
+        alpha[i] = r.uniform(0, 2 * np.pi)
+        pick_dr[i] = r.integers(k, size=n_frames)
+        pick_da[i] = r.integers(k, size=n_frames)
+    xy = np.empty((n, n_frames, 2))
+    g = np.tile([w / 2.0, h / 2.0], (n, 1))
+    d_t = np.zeros(n)
+    rows = np.arange(n)
+    for t in range(n_frames):
+        xy[:, t] = g
+        # dr: a window of k ranks centred at the rank of d(t)
+        lo = np.clip(np.searchsorted(d_prev_sorted, d_t) - k // 2, 0, N - k)
+        dr = d_next[order[lo + pick_dr[:, t]]]
+        # da: the k nearest (next, previous) pairs to (dr, d(t))
+        if k < N:
+            dist = np.square(pn[None, :] - (dr / scale).astype(np.float32)[:, None])  # squared: same order
+            dist += np.square(pp[None, :] - (d_t / scale).astype(np.float32)[:, None])
+            near = np.argpartition(dist, k - 1, axis=1)[:, :k]
+            alpha = alpha + dalpha[near[rows, pick_da[:, t]]]
+        else:
+            alpha = alpha + dalpha[pick_da[:, t]]
+        g = np.stack([_reflect(g[:, 0] + dr * np.cos(alpha), w - 1e-6), _reflect(g[:, 1] + dr * np.sin(alpha), h - 1e-6)], axis=1)
+        d_t = dr
+    return pd.concat(
+        [_frame_table(f"{subject_prefix}{i:02d}", movie, xy[i], frames_per_s) for i in range(n)], ignore_index=True
+    )

@@ -272,6 +272,7 @@ def run_metrics(
     density_sigma: float = 1.0,
     n_splits: int = 100,
     seed: int = 0,
+    in_memory_mb: float | None = None,
 ) -> pd.DataFrame:
     """Metrics of untuned and tuned maps of every model, as a long table.
 
@@ -284,11 +285,15 @@ def run_metrics(
 
     Output columns: model, metric, value, direction ('higher'/'lower'), features,
     L, tuning, train, test. ``model`` is ``"<features> L=<L> <tuning>"``.
+    ``in_memory_mb``: see :func:`psybench.attention.evaluate.load_movie` (default
+    :data:`~psybench.attention.evaluate.IN_MEMORY_MB`).
     """
     from psybench.attention import evaluate as ev
 
     rows = []
-    movies = {m: {k: ev.load_movie(m, p, gaze_tables[m]) for k, p in kinds.items()} for m, kinds in feature_stores.items()}
+    in_memory_mb = ev.IN_MEMORY_MB if in_memory_mb is None else in_memory_mb
+    movies = {m: {k: ev.load_movie(m, p, gaze_tables[m], in_memory_mb=in_memory_mb) for k, p in kinds.items()}
+              for m, kinds in feature_stores.items()}
     for model in models:
         kind, L = model["features"], int(model["L"])
         for tr, te in pairs:

@@ -115,7 +115,7 @@ def make_metrics(feature_paths, feature_keys, gaze_paths, gaze_movies, *, out, c
         models=cfg["models"], pairs=[tuple(p) for p in cfg["pairs"]], out=out,
         lags_ms=tuple(cfg.get("lags_ms", (100, 300))),
         n_negatives=int(ev.get("n_negatives", 15)), min_dist_frac=float(ev.get("min_dist_frac", 0.3125)),
-        seed=int(ev.get("seed", 0)), **m,
+        seed=int(ev.get("seed", 0)), in_memory_mb=ev.get("in_memory_mb"), **m,
     )
 
 
