@@ -83,7 +83,12 @@ rule attention_evaluate:
         table_parquet="results/attention/table1.parquet",
         curves="results/attention/curves.csv",
         curves_parquet="results/attention/curves.parquet",
-        figure="results/attention/curves.png",
+        figure=report(
+            "results/attention/curves.png",
+            caption="../report/attention_curves.rst",
+            category="Attention",
+            subcategory="Table 1",
+        ),
     log:
         "logs/attention/evaluate.log",
     params:
