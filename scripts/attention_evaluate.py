@@ -2,7 +2,10 @@
 import os
 import sys
 
-sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
+sys.stderr = open(snakemake.log[0], "w", buffering=1)  # noqa: F821  (line-buffered: progress shows while it runs)
+import logging  # noqa: E402
+
+logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(name)s: %(message)s")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # BLAS threads fight the rule's own threads
 
 from psybench.attention.workflow import make_table1  # noqa: E402

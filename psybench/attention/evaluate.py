@@ -41,7 +41,9 @@ Shic & Scassellati (2007), sections 4.2, 4.3, 5.1 and 5.2:
 
 from __future__ import annotations
 
+import logging
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -71,6 +73,8 @@ __all__ = [
     "run_evaluation",
     "plot_curves",
 ]
+
+log = logging.getLogger(__name__)
 
 GROUPS = ("n ma", "n un", "rf/n", "rs/n", "rp/n")
 #: Jump rates (per second) of the five random-saccade sets: they span human saccade
@@ -611,6 +615,9 @@ def evaluate(
     """
     table, curves = [], []
     scanpaths: dict[str, dict] = {}  # training movie -> control trajectories (feature-independent)
+    n_jobs, done, t0 = len(models) * len(pairs), 0, time.perf_counter()
+    log.info("Table 1: %d models x %d (train, test) pairs; %d sets x %s trajectories per control category",
+             len(models), len(pairs), n_sets, n_per_set or "n_observers")
     for model in models:
         kind, L = model["features"], int(model["L"])
         controls: dict[str, dict] = {}  # training movie -> control filters of this model
@@ -646,6 +653,10 @@ def evaluate(
                 for rp, mean in c.mean().items():
                     curves.append({"train": tr, "test": te, "features": kind, "L": L, "group": group,
                                    "rp": int(rp), "value": float(mean), "sd": float(c.std(ddof=1).get(rp, np.nan))})
+            done += 1
+            meds = pr.groupby("group")["median"].mean()
+            log.info("[%d/%d] %s L=%d, %s on %s: %s (%.0f s elapsed)", done, n_jobs, kind, L, tr, te,
+                     ", ".join(f"{g} {meds[g]:.1f}" for g in GROUPS if g in meds), time.perf_counter() - t0)
     return pd.DataFrame(table), pd.DataFrame(curves)
 
 
