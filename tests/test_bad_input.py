@@ -22,6 +22,15 @@ def workflow(tmp_path_factory):
     return clone(completed_workflow(tmp_path_factory), tmp_path_factory.mktemp("bad") / "wf")
 
 
+def _run_with_config(workflow, cfg, *args, **kwargs):
+    """Run snakemake under ``cfg``, then restore the tiny default config; returns the process."""
+    write_config(workflow, cfg)
+    try:
+        return snakemake(workflow, *args, check=False, **kwargs)
+    finally:
+        write_config(workflow, tiny_config())
+
+
 def _set(path, value):
     def mutate(cfg):
         node = cfg
@@ -60,11 +69,7 @@ CONFIG_CASES = [
 def test_malformed_config_fails_before_any_job(workflow, mutate, expected):
     cfg = tiny_config()
     mutate(cfg)
-    write_config(workflow, cfg)
-    try:
-        proc = snakemake(workflow, "-n", TABLE, check=False, timeout=120)
-    finally:
-        write_config(workflow, tiny_config())
+    proc = _run_with_config(workflow, cfg, "-n", TABLE, timeout=120)
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0, out
     assert re.search(expected, out, flags=re.S), out
@@ -87,11 +92,7 @@ def test_bad_user_model_stops_its_job_and_keeps_results(workflow, func, expected
     cfg = tiny_config()
     name = f"bad_{func}"
     cfg["motion"]["models"].append({"name": name, "callable": f"usermodels.flow:{func}", "kind": "pair"})
-    write_config(workflow, cfg)
-    try:
-        proc = snakemake(workflow, "--cores", "1", f"results/responses/{name}/{stimulus}", check=False)
-    finally:
-        write_config(workflow, tiny_config())
+    proc = _run_with_config(workflow, cfg, "--cores", "1", f"results/responses/{name}/{stimulus}")
     out = proc.stdout + proc.stderr
     log = (workflow / "logs/responses" / name / (stimulus[: -len(".zarr")] + ".log")).read_text()
     assert proc.returncode != 0
@@ -110,11 +111,7 @@ def test_data_folder_outside_project_is_refused(workflow, tmp_path, generate):
     cfg = tiny_config()
     cfg["tracks"] = ["motion", "intphys"]
     cfg["intphys"] = {"data_root": str(outside), "generate": generate}
-    write_config(workflow, cfg)
-    try:
-        proc = snakemake(workflow, "-n", TABLE, check=False, timeout=120)
-    finally:
-        write_config(workflow, tiny_config())
+    proc = _run_with_config(workflow, cfg, "-n", TABLE, timeout=120)
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0, out
     assert re.search(r"intphys\.data_root", out) and str(outside) in out, out

@@ -68,6 +68,7 @@ __all__ = [
     "rank_percentiles",
     "control_scanpaths",
     "control_filters",
+    "movie_control_filters",
     "evaluate_pair",
     "evaluate",
     "run_evaluation",
@@ -472,6 +473,23 @@ def control_filters(
     return out
 
 
+def movie_control_filters(
+    train: MovieData,
+    *,
+    L: int,
+    lags_ms: Sequence[float] = (100.0, 300.0),
+    scanpaths: Mapping[str, Sequence[pd.DataFrame]] | None = None,
+    **settings,
+) -> dict[str, list[np.ndarray]]:
+    """:func:`control_filters` of a training movie on its training frames (every even frame with history).
+
+    ``settings``: n_sets, n_per_set, n_negatives, min_dist_frac, seed, scatter.
+    """
+    lags = lag_frames(lags_ms, train.frames_per_s)
+    return control_filters(train, train.gaze, _train_frames(train.shape[0], lags), lags=lags, L=L,
+                           scanpaths=scanpaths, **settings)
+
+
 def _gaze_arrays(gaze: pd.DataFrame, n_frames: int) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """subject -> (valid, x, y) indexed by frame."""
     out = {}
@@ -523,13 +541,12 @@ def evaluate_pair(
     seed: int = 0,
     scatter: str = "equal",
     controls: Mapping[str, Sequence[np.ndarray]] | None = None,
-    scanpaths: Mapping[str, Sequence[pd.DataFrame]] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Train on ``train``'s even frames, test on ``test`` (odd frames if it is the same movie).
 
-    ``controls`` (from :func:`control_filters` on the same training movie, features
-    and settings) or ``scanpaths`` (from :func:`control_scanpaths`) reuse work that
-    does not depend on the test movie.
+    ``controls`` (from :func:`movie_control_filters` on the same training movie,
+    features and settings) reuses the control filters, which do not depend on the
+    test movie.
 
     Returns
     -------
@@ -559,8 +576,8 @@ def evaluate_pair(
         labels.append(("n", s))
     ctrl = controls
     if ctrl is None:
-        ctrl = control_filters(train, humans_train, train_frames, n_sets=n_sets, n_per_set=n_per_set, seed=seed,
-                               scanpaths=scanpaths, **common)
+        ctrl = movie_control_filters(train, L=L, lags_ms=lags_ms, n_sets=n_sets, n_per_set=n_per_set,
+                                     n_negatives=n_negatives, min_dist_frac=min_dist_frac, seed=seed, scatter=scatter)
     for kind in ("rf", "rs", "rp"):
         for j, w in enumerate(ctrl[kind]):
             filters.append(w)
@@ -614,6 +631,8 @@ def evaluate(
         Columns train, test, features, L, group, rp, value (mean over pairs), sd.
     """
     table, curves = [], []
+    settings = dict(n_sets=n_sets, n_per_set=n_per_set, n_negatives=n_negatives, min_dist_frac=min_dist_frac,
+                    seed=seed, scatter=scatter)
     scanpaths: dict[str, dict] = {}  # training movie -> control trajectories (feature-independent)
     n_jobs, done, t0 = len(models) * len(pairs), 0, time.perf_counter()
     log.info("Table 1: %d models x %d (train, test) pairs; %d sets x %s trajectories per control category",
@@ -629,17 +648,8 @@ def evaluate(
             if tr not in scanpaths:
                 scanpaths[tr] = control_scanpaths(train, train.gaze, n_sets=n_sets, n_per_set=n_per_set, seed=seed)
             if tr not in controls:
-                lags = lag_frames(lags_ms, train.frames_per_s)
-                controls[tr] = control_filters(
-                    train, train.gaze, _train_frames(train.shape[0], lags), lags=lags, L=L,
-                    n_sets=n_sets, n_per_set=n_per_set, n_negatives=n_negatives, min_dist_frac=min_dist_frac,
-                    seed=seed, scatter=scatter, scanpaths=scanpaths[tr],
-                )
-            pr, cv = evaluate_pair(
-                train, test, L=L, lags_ms=lags_ms, n_sets=n_sets, n_per_set=n_per_set,
-                n_negatives=n_negatives, min_dist_frac=min_dist_frac, ties=ties, seed=seed, scatter=scatter,
-                controls=controls[tr],
-            )
+                controls[tr] = movie_control_filters(train, L=L, lags_ms=lags_ms, scanpaths=scanpaths[tr], **settings)
+            pr, cv = evaluate_pair(train, test, L=L, lags_ms=lags_ms, ties=ties, controls=controls[tr], **settings)
             nd = int(train.shape[-1]) * L * L * len(lags_ms)
             for group in GROUPS:
                 sub = pr[pr["group"] == group]

@@ -259,7 +259,7 @@ def render_popout(
     scatter of eq. 2, estimated from the same few hits, shrinks the filter further
     along them: rs/n and rp/n fell to 31-48 %. With boxes covering about a third of
     the frame and the paper's clip length (about a minute), every trajectory meets
-    them many times and the controls measure 45-53 % on every model and train/test
+    them many times and the controls measure 47.4-52.1 % on every model and train/test
     pair of the default configuration (``tests/test_attention_evaluate.py`` checks
     the raw-patch model). The lags of -100 and -300 ms fall on whole frames at 10
     frames/s (1 and 3).
