@@ -236,7 +236,7 @@ def _cmd_score_table(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------- registry
 
 
-def _registry_call(function: str) -> list[dict[str, Any]]:
+def _registry_call(function: str, **kwargs: Any) -> list[dict[str, Any]]:
     try:
         registry = importlib.import_module("psybench.registry")
     except ImportError as exc:
@@ -244,7 +244,7 @@ def _registry_call(function: str) -> list[dict[str, Any]]:
     fn = getattr(registry, function, None)
     if fn is None:
         raise CLIError(f"psybench.registry has no {function}(); this psybench version cannot list these")
-    records = list(fn())
+    records = list(fn(**kwargs))
     for r in records:
         if not isinstance(r, dict):
             raise CLIError(f"psybench.registry.{function}() returned {type(r).__name__} items, expected dicts")
@@ -263,10 +263,8 @@ def _print_records(records: list[dict[str, Any]], preferred: Sequence[str], what
 
 
 def _cmd_models(args: argparse.Namespace) -> int:
-    records = _registry_call("list_models")
-    if args.track:
-        records = [r for r in records if r.get("track") == args.track]
-    _print_records(records, ["name", "track", "kind", "source"], "models", long=args.long)
+    records = _registry_call("list_models", track=args.track)
+    _print_records(records, ["track", "name", "kind", "params", "source"], "models", long=args.long)
     return EXIT_OK
 
 

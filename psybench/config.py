@@ -17,7 +17,7 @@ import yaml
 
 from psybench.registry import ModelError, resolve_model
 
-__all__ = ["ConfigError", "load_config", "validate_config", "SCHEMA_PATH", "motion_models", "key_path"]
+__all__ = ["ConfigError", "load_config", "validate_config", "SCHEMA_PATH", "track_models", "MODEL_SHAPE", "key_path"]
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SCHEMA_PATH = PROJECT_ROOT / "config" / "schema.yaml"
@@ -77,7 +77,7 @@ def validate_config(config: dict[str, Any], *, schema_path: str | Path = SCHEMA_
     if "intphys" in config.get("tracks", []):
         _check_intphys_root(config["intphys"])
     if "motion" in config.get("tracks", []):
-        motion_models(config)
+        track_models(config, "motion")
         try:
             from psybench.stimuli.motion import stimulus_set
         except ModuleNotFoundError:  # pragma: no cover - during bootstrap only
@@ -117,17 +117,31 @@ def _check_intphys_root(section: Mapping[str, Any]) -> None:
             )
 
 
-def motion_models(config: Mapping[str, Any]) -> dict[str, Any]:
-    """Resolve ``motion.models`` into ``{name: ModelSpec}``, naming the key of any error."""
+MODEL_SHAPE = "models: [{name: NAME, algorithm: BUILT_IN | callable: 'package.module:function', params: {...}}]"
+
+
+def track_models(config: Mapping[str, Any], track: str) -> dict[str, Any]:
+    """Resolve ``<track>.models`` into ``{name: ModelSpec}``, naming the key of any error.
+
+    Every track takes the same shape (:data:`MODEL_SHAPE`); an entry in another
+    shape (e.g. an old ``{name: {kind: ...}}`` mapping) fails with a message that
+    names the key and shows the expected shape.
+    """
+    entries = config.get(track, {}).get("models", [])
+    if not isinstance(entries, list):
+        raise ConfigError(f"config key {track}.models: expected a list of model entries, got "
+                          f"{type(entries).__name__}; write {MODEL_SHAPE}")
     out = {}
-    for i, entry in enumerate(config.get("motion", {}).get("models", [])):
-        where = f"motion.models[{i}]"
+    for i, entry in enumerate(entries):
+        where = f"{track}.models[{i}]"
+        if not isinstance(entry, Mapping) or "name" not in entry:
+            raise ConfigError(f"config key {where}: {entry!r} is not a model entry; write {MODEL_SHAPE}")
         if entry["name"] in out:
             raise ConfigError(f"config key {where}.name: model name {entry['name']!r} is used twice")
         try:
-            out[entry["name"]] = resolve_model(entry, track="motion")
+            out[entry["name"]] = resolve_model(entry, track=track)
         except ModelError as exc:
-            raise ConfigError(f"config key {where}: {exc}") from None
+            raise ConfigError(f"config key {where}: {exc}; the shape is {MODEL_SHAPE}") from None
     return out
 
 

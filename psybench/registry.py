@@ -53,13 +53,28 @@ __all__ = [
 ]
 
 KINDS = ("pair", "stream", "saliency", "plausibility")
+TRACKS = ("motion", "attention", "intphys")
+# The kind a user ``callable`` gets when its config entry names none.
+DEFAULT_KIND = {"motion": "pair", "attention": "saliency", "intphys": "plausibility"}
+# Entry-point group through which an installed package adds algorithms: each entry
+# point names a module (importing it runs its ``@register`` decorators) or a function
+# decorated with :func:`register`.
+ENTRY_POINT_GROUP = "psybench.models"
 _ALGORITHMS: dict[str, "Algorithm"] = {}
-# Modules whose import registers psybench's built-in algorithms.
-_BUILTIN_MODULES = (
-    "psybench.models.flow",
-    "psybench.models.motion_energy",
-    "psybench.models.v1mt",
-)
+_LOADED = False
+# Modules whose import registers psybench's built-in algorithms, by track.
+_BUILTIN_MODULES = {
+    # motion: classic optical flow and the bio-inspired models
+    "motion": (
+        "psybench.models.flow",
+        "psybench.models.motion_energy",
+        "psybench.models.v1mt",
+    ),
+    # attention: saliency feature families
+    "attention": (),
+    # intphys: plausibility models
+    "intphys": (),
+}
 
 
 class ModelError(ValueError):
@@ -127,6 +142,8 @@ def register(
     """Decorator registering a built-in algorithm; defaults are its keyword-only parameters."""
     if kind not in KINDS:
         raise ValueError(f"algorithm {name!r}: kind must be one of {KINDS}, got {kind!r}")
+    if track not in TRACKS:
+        raise ValueError(f"algorithm {name!r}: track must be one of {TRACKS}, got {track!r}")
 
     def deco(func: Callable[..., Any]) -> Callable[..., Any]:
         if name in _ALGORITHMS and _ALGORITHMS[name].function is not func:
@@ -147,12 +164,36 @@ def register(
 
 
 def _load_builtins() -> None:
-    for mod in _BUILTIN_MODULES:
-        try:
+    """Import the built-in model modules of every track, then installed plugins (once)."""
+    global _LOADED
+    if _LOADED:
+        return
+    _LOADED = True
+    for modules in _BUILTIN_MODULES.values():
+        for mod in modules:
             importlib.import_module(mod)
-        except ModuleNotFoundError as exc:
-            if exc.name != mod:  # a real missing dependency inside the module
-                raise
+    _load_entry_points()
+
+
+def _load_entry_points() -> None:
+    """Register the algorithms that installed packages declare in :data:`ENTRY_POINT_GROUP`.
+
+    An entry point ``name = "package.module"`` is imported (its ``@register``
+    decorators run); ``name = "package.module:function"`` must name a function
+    decorated with :func:`register`. A plugin that cannot be imported, or registers
+    nothing under its name, raises :class:`ModelError` naming the entry point.
+    """
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            obj = ep.load()
+        except Exception as exc:
+            raise ModelError(f"entry point {ep.name!r} ({ep.value}) of group {ENTRY_POINT_GROUP!r} "
+                             f"cannot be loaded: {exc}") from exc
+        if callable(obj) and not any(a.function is obj for a in _ALGORITHMS.values()):
+            raise ModelError(f"entry point {ep.name!r} ({ep.value}) of group {ENTRY_POINT_GROUP!r}: "
+                             "the function is not decorated with psybench.registry.register")
 
 
 def get_algorithm(name: str) -> Algorithm:
@@ -164,24 +205,31 @@ def get_algorithm(name: str) -> Algorithm:
         raise ModelError(f"unknown algorithm {name!r}; known: {sorted(_ALGORITHMS)}") from None
 
 
-def list_algorithms() -> list[Algorithm]:
-    """Every registered built-in algorithm, sorted by name."""
+def list_algorithms(track: str | None = None) -> list[Algorithm]:
+    """Every registered algorithm (of ``track``, if given), sorted by track and name."""
     _load_builtins()
-    return [_ALGORITHMS[k] for k in sorted(_ALGORITHMS)]
+    algos = sorted(_ALGORITHMS.values(), key=lambda a: (TRACKS.index(a.track) if a.track in TRACKS else 99, a.name))
+    return [a for a in algos if track is None or a.track == track]
 
 
-def list_models() -> list[dict[str, Any]]:
-    """Rows ``{name, track, kind, source, reference, description}`` for the CLI."""
+def list_models(track: str | None = None) -> list[dict[str, Any]]:
+    """Rows ``{name, track, kind, params, source, reference, description}`` for the CLI.
+
+    ``params`` lists every parameter with its default, ``name=default``.
+    """
+    if track is not None and track not in TRACKS:
+        raise ModelError(f"unknown track {track!r}; tracks: {list(TRACKS)}")
     return [
         {
             "name": a.name,
             "track": a.track,
             "kind": a.kind,
+            "params": ", ".join(f"{k}={v!r}" for k, v in a.defaults.items()),
             "source": a.source,
             "reference": a.reference,
             "description": a.description,
         }
-        for a in list_algorithms()
+        for a in list_algorithms(track)
     ]
 
 
@@ -230,7 +278,7 @@ def resolve_model(entry: Mapping[str, Any], *, track: str | None = None) -> Mode
             raise ModelError(f"model {name!r}: {exc}") from None
     elif "callable" in entry:
         func = load_callable(entry["callable"], model=name)
-        kind = entry.get("kind", "pair")
+        kind = entry.get("kind", DEFAULT_KIND.get(track or entry.get("track", "motion"), "pair"))
         if kind not in KINDS:
             raise ModelError(f"model {name!r}: kind must be one of {KINDS}, got {kind!r}")
         algo = Algorithm(

@@ -1,5 +1,5 @@
 # Config validation, wildcard constraints, code hashes and every input/params function.
-from psybench.config import motion_models, validate_config
+from psybench.config import track_models, validate_config
 from psybench.io.store import quarantine_damaged
 from psybench.provenance import code_hash, params_hash
 from psybench.stimuli.motion import stimulus_set
@@ -15,7 +15,7 @@ if config["verify_stores"] == "structural":
 
 MOTION_ON = "motion" in config["tracks"]
 MOTION_STIMULI = stimulus_set(config["motion"]) if MOTION_ON else {}  # validated (incl. fit in frame) above
-MOTION_MODELS = motion_models(config) if MOTION_ON else {}
+MOTION_MODELS = track_models(config, "motion") if MOTION_ON else {}
 MOTION_EXPERIMENTS = ["barberpole", "diamonds", "dashed_bars", "grating_size"]
 
 

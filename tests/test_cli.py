@@ -138,21 +138,22 @@ def test_models_and_benchmarks_without_registry(monkeypatch, capsys):
 
 def test_models_and_benchmarks_with_registry(monkeypatch, capsys):
     fake = types.ModuleType("psybench.registry")
-    fake.list_models = lambda: [
+    rows = [
         {"name": "horn_schunck", "track": "motion", "kind": "callable", "source": "builtin"},
         {"name": "itti", "track": "attention", "kind": "callable", "source": "builtin"},
     ]
+    fake.list_models = lambda track=None: [r for r in rows if track in (None, r["track"])]
     monkeypatch.setitem(sys.modules, "psybench.registry", fake)
     assert main(["models"]) == 0
     out = capsys.readouterr().out
-    assert "horn_schunck" in out and "itti" in out and out.split()[:4] == ["name", "track", "kind", "source"]
-    fake.list_models = lambda: [{"name": "hs", "track": "motion", "kind": "pair", "source": "x", "extra": "E"}]
+    assert "horn_schunck" in out and "itti" in out and out.split()[:4] == ["track", "name", "kind", "source"]
+    assert main(["models", "--track", "motion"]) == 0
+    assert "itti" not in capsys.readouterr().out
+    fake.list_models = lambda track=None: [{"name": "hs", "track": "motion", "kind": "pair", "source": "x", "extra": "E"}]
     assert main(["models"]) == 0
     assert "extra" not in capsys.readouterr().out
     assert main(["models", "--long"]) == 0
     assert "extra" in capsys.readouterr().out
-    assert main(["models", "--track", "motion"]) == 0
-    assert "itti" not in capsys.readouterr().out
     assert main(["benchmarks"]) == 2  # this registry has no list_benchmarks()
     assert "list_benchmarks" in capsys.readouterr().err
     fake.list_benchmarks = lambda: [{"name": "motion_psychobench", "track": "motion"}]
