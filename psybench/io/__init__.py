@@ -11,10 +11,12 @@ from psybench.io.store import (
     write_store,
     write_store_stream,
 )
+from psybench.io.atomic import atomic_output
 from psybench.io.tables import read_table, write_table
 
 __all__ = [
     "ArraySpec",
+    "atomic_output",
     "Store",
     "StoreError",
     "open_store",

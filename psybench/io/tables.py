@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from psybench.io.atomic import atomic_output
+
 __all__ = ["write_table", "read_table"]
 
 
@@ -30,15 +32,11 @@ def write_table(df: pd.DataFrame, path: str | os.PathLike, *, parquet: bool = Tr
     path = Path(path)
     if path.suffix != ".csv":
         raise ValueError(f"table path {path} must end in .csv (a .parquet sibling is written next to it)")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    df.to_csv(tmp, index=False, lineterminator="\n")
-    os.replace(tmp, path)
+    with atomic_output(path) as tmp:
+        df.to_csv(tmp, index=False, lineterminator="\n")
     if parquet:
-        pq = path.with_suffix(".parquet")
-        tmp = pq.with_name(f".{pq.name}.tmp-{os.getpid()}")
-        df.to_parquet(tmp, index=False)
-        os.replace(tmp, pq)
+        with atomic_output(path.with_suffix(".parquet")) as tmp:
+            df.to_parquet(tmp, index=False)
     return path
 
 
