@@ -47,7 +47,7 @@ def main(argv=None):
         shutil.copytree(REPO / "scripts", tmp / "scripts", ignore=shutil.ignore_patterns("__pycache__"))
         shutil.copytree(REPO / "envs", tmp / "envs")
         (tmp / "Snakefile").write_text('configfile: "config.yaml"\ninclude: "rules/intphys.smk"\n'
-                                       "rule all:\n    default_target: True\n    input: IP.outputs()\n")
+                                       "rule all:\n    default_target: True\n    input: intphys_targets()\n")
         cfg = {"intphys": yaml.safe_load((REPO / "config" / "config.yaml").read_text())["intphys"]}
         cfg["intphys"].update(data_root="data", generate=False, shard_size=args.shard_size)
         (tmp / "config.yaml").write_text(yaml.safe_dump(cfg))

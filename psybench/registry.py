@@ -73,7 +73,12 @@ _BUILTIN_MODULES = {
     # attention: saliency feature families
     "attention": (),
     # intphys: plausibility models
-    "intphys": (),
+    "intphys": (
+        "psybench.intphys.models.controls",
+        "psybench.intphys.models.flow",
+        "psybench.intphys.models.nextframe",
+        "psybench.intphys.models.tracking",
+    ),
 }
 
 

@@ -57,7 +57,7 @@ def get_all_targets():
     if "attention" in config["tracks"]:
         targets += attention_targets()
     if "intphys" in config["tracks"]:
-        targets += IP.outputs()
+        targets += intphys_targets()
     targets += ["results/aggregate/scores_long.csv", "results/report"]
     return targets
 
@@ -89,10 +89,6 @@ def get_sample_inputs(wildcards):
 
 def get_attention_figure():
     return "attention/curves.png" if "attention" in config["tracks"] else ""
-
-
-def intphys_model_names():
-    return list(config["intphys"]["models"]) + list(config["intphys"].get("external_answers", {}))
 
 
 def get_display():

@@ -8,24 +8,32 @@ from psybench.intphys.generate import generate_intphys
 from psybench.intphys.ingest import ingest_shard, list_movies
 from psybench.intphys.metrics import score_table
 from psybench.intphys.models import (
-    _features,
-    _gray,
+    ModelSpecError,
+    Observation,
     constant,
     flow_surprise,
+    observe,
+    predict_shard,
     random_control,
     tracking_permanence,
     train_nextframe,
 )
-from psybench.io.store import open_store
+from psybench.intphys.models.nextframe import _features
+from psybench.intphys.models.observation import luminance
 
 
 @pytest.fixture(scope="module")
-def dev(tmp_path_factory):
+def dev_root(tmp_path_factory):
     root = tmp_path_factory.mktemp("dev")
     generate_intphys(root, "dev", n_frames=16, height=64, width=64, seed=11, threads=2)
     n = len(list_movies(root, "dev"))
     ingest_shard(root, "dev", root / "s.zarr", root / "s.csv", shard=0, shard_size=n, threads=2)
-    return open_store(root / "s.zarr"), pd.read_csv(root / "s.csv")
+    return root
+
+
+@pytest.fixture(scope="module")
+def dev(dev_root):
+    return observe(dev_root / "s.zarr", dev_root / "s.csv"), pd.read_csv(dev_root / "s.csv")
 
 
 def _overall(table, metric, **f):
@@ -36,8 +44,8 @@ def _overall(table, metric, **f):
 
 
 def test_tracking_beats_chance_on_visible(dev):
-    store, meta = dev
-    t = score_table(tracking_permanence(store, meta, threads=2), meta, model="tracking", n_boot=300)
+    observation, meta = dev
+    t = score_table(tracking_permanence(observation, threads=2), meta, model="tracking", n_boot=300)
     for block in ("O1", "O2", "O3"):
         row = _overall(t, "L_R", block=block, visibility="visible")
         assert row["value"] <= 0.15 and row["ci_high"] < 0.5, row
@@ -46,8 +54,8 @@ def test_tracking_beats_chance_on_visible(dev):
 
 @pytest.mark.parametrize("model", [constant, random_control])
 def test_controls_at_chance(dev, model):
-    store, meta = dev
-    p = model(store, meta)
+    observation, meta = dev
+    p = model(observation)
     assert ((p >= 0) & (p <= 1)).all()
     # 99 % intervals: two metrics at 95 % would exclude chance for ~10 % of seeds by luck alone
     t = score_table(p, meta, model="c", n_boot=1000, ci=0.99)
@@ -59,15 +67,7 @@ def test_controls_at_chance(dev, model):
 def test_flow_surprise_is_one_for_a_still_movie():
     scene = np.tile(np.random.default_rng(0).integers(0, 255, (1, 1, 32, 32, 3), dtype=np.uint8), (2, 6, 1, 1, 1))
     scene[1, 4:] = 255 - scene[1, 4:]  # an abrupt change in movie 2
-
-    class S:
-        attrs = {"movies": ["a", "b"]}
-        arrays = {"scene": da.from_array(scene, chunks=(1, 6, 32, 32, 3))}
-
-        def __getitem__(self, k):
-            return self.arrays[k]
-
-    p = flow_surprise(S(), None)
+    p = flow_surprise(Observation(movies=("a", "b"), scene=da.from_array(scene, chunks=(1, 6, 32, 32, 3))))
     # identical frames: Farneback flow ~0 on random texture, residual bilinear error < 0.1 % of range
     assert p["a"] > 0.9 and p["b"] < 0.01
 
@@ -77,11 +77,42 @@ def test_streamed_fit_equals_direct_least_squares():
     scene = rng.integers(0, 255, (5, 6, 16, 16, 3), dtype=np.uint8)
     lam = 1e-3
     fit = train_nextframe([da.from_array(scene, chunks=(1, 6, 16, 16, 3))], size=8, ridge=lam, threads=2)
-    X = np.concatenate([_features(_gray(m, 8).astype(np.float64)[:-1]) for m in scene])  # (N, P, F)
-    y = np.concatenate([_gray(m, 8).astype(np.float64)[1:].reshape(5, -1) for m in scene])
+    X = np.concatenate([_features(luminance(m, 8).astype(np.float64)[:-1]) for m in scene])  # (N, P, F)
+    y = np.concatenate([luminance(m, 8).astype(np.float64)[1:].reshape(5, -1) for m in scene])
     for p in (0, 27, 63):
         reg = lam * len(y) * np.eye(10)
         reg[0, 0] = 0
         w = np.linalg.solve(X[:, p].T @ X[:, p] + reg, X[:, p].T @ y[:, p])  # all movies at once
         np.testing.assert_allclose(fit["weights"][p], w, rtol=1e-6, atol=1e-8)
     assert int(fit["n_samples"]) == 25
+
+
+LABEL_COLUMNS = ("possible", "block", "visibility", "motion", "n_objects", "quadruplet")
+
+
+def test_observation_holds_no_labels(dev):
+    observation, meta = dev
+    assert set(LABEL_COLUMNS) <= set(meta.columns)  # the table has them ...
+    assert sorted(vars(observation)) == ["depth", "masks", "masks_grayscale", "movies", "scene"]  # ... a model not
+    assert not any(hasattr(observation, c) for c in LABEL_COLUMNS)
+    assert observation.movies == tuple(meta["movie"])
+    assert observation.masks_grayscale[0][0] == (0, "sky")
+
+
+def test_user_callable_through_predict_shard_sees_no_labels(dev_root, tmp_path, monkeypatch):
+    (tmp_path / "peek_labels.py").write_text(
+        "import pandas as pd\n"
+        "SEEN = {}\n"
+        "def model(observation, *, value=0.5):\n"
+        "    SEEN.update({k: getattr(observation, k, None) for k in %r})\n"
+        "    return pd.Series(value, index=list(observation.movies))\n" % (LABEL_COLUMNS,))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    entry = {"name": "peek", "callable": "peek_labels:model", "params": {"value": 0.25}}
+    df = predict_shard(entry, dev_root / "s.zarr", dev_root / "s.csv", tmp_path / "p.csv")
+    import peek_labels
+
+    assert peek_labels.SEEN == dict.fromkeys(LABEL_COLUMNS)
+    assert (df["p"] == 0.25).all() and list(df.columns) == ["movie", "p"]
+    bad = {"name": "bad", "callable": "peek_labels:model", "params": {"value": 2.0}}
+    with pytest.raises(ModelSpecError, match=r"model 'bad' returned P = 2\.0"):
+        predict_shard(bad, dev_root / "s.zarr", dev_root / "s.csv", tmp_path / "q.csv")

@@ -1,4 +1,6 @@
 """rules/intphys.smk end to end through `python -m snakemake` in a subprocess (small config)."""
+import json
+import os
 import re
 import shutil
 import subprocess
@@ -22,13 +24,15 @@ def _workdir(tmp_path, intphys):
     shutil.copytree(REPO / "envs", tmp_path / "envs")
     (tmp_path / "Snakefile").write_text(
         'configfile: "config.yaml"\ninclude: "rules/intphys.smk"\n'
-        "rule all:\n    default_target: True\n    input: IP.outputs()\n")
+        "rule all:\n    default_target: True\n    input: intphys_targets()\n")
     (tmp_path / "config.yaml").write_text(yaml.safe_dump({"intphys": intphys}))
 
 
 def _snakemake(cwd, *args):
+    # the workdir on PYTHONPATH: user models named module:function in the config live there
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(cwd), os.environ.get("PYTHONPATH")]))}
     return subprocess.run([sys.executable, "-m", "snakemake", "--cores", "2", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=600)
+                          capture_output=True, text=True, timeout=600, env=env)
 
 
 def _config(**over):
@@ -44,7 +48,7 @@ def test_small_run_scores_models_and_external_answer(tmp_path):
         generator={"seed": 0, "blocks": ["O1"], "per_condition": 1, "n_train": 4, "height": 48, "width": 48,
                    "n_frames": 12, "status_variant": "header", "depth_encoding": "16bit"},
         shard_size=100, n_boot=50,
-        models={"tracking": {"kind": "tracking", "params": {}}, "nextframe": {"kind": "nextframe", "params": {}}},
+        models=[{"name": "tracking", "algorithm": "tracking"}, {"name": "nextframe", "algorithm": "nextframe"}],
         external_answers={"ext": "ext.txt"},
     )
     _workdir(tmp_path, cfg)
@@ -83,3 +87,58 @@ def test_dry_run_plans_shards_of_a_real_tree(tmp_path):
     assert counts["intphys_ingest"] == 10
     assert counts["intphys_predict"] == 5 * 5  # 5 models x 5 dev shards
     assert counts["intphys_train"] == 1 and counts["intphys_score"] == 5 and "intphys_generate" not in counts
+
+
+# A user model outside psybench that tries every way to the labels: attributes of the
+# observation it is handed, and any table or path it could read them from.
+USER_MODEL = """
+import json
+from pathlib import Path
+
+import pandas as pd
+
+LABELS = ("possible", "is_possible", "block", "visibility", "motion", "n_objects", "quadruplet", "metadata",
+          "table", "path", "store")
+
+
+def cheat(observation, *, fallback=0.5):
+    found = {k: repr(getattr(observation, k)) for k in LABELS if hasattr(observation, k)}
+    Path("seen.json").write_text(json.dumps({"fields": sorted(vars(observation)), "labels": found,
+                                             "shape": list(observation.scene.shape)}))
+    p = getattr(observation, "possible", None)
+    if p is not None:  # scores L_R = 0 if the labels were in reach
+        return pd.Series([float(v) for v in p], index=list(observation.movies))
+    return pd.Series(fallback, index=list(observation.movies), dtype=float)
+"""
+
+
+def test_user_model_runs_and_gets_no_labels(tmp_path):
+    (tmp_path / "usermodels.py").write_text(USER_MODEL)
+    cfg = _config(
+        generator={"seed": 0, "blocks": ["O1"], "per_condition": 1, "n_train": 0, "height": 32, "width": 32,
+                   "n_frames": 8, "status_variant": "v1", "depth_encoding": "8bit"},
+        shard_size=100, n_boot=0,
+        models=[{"name": "mine", "callable": "usermodels:cheat", "params": {"fallback": 0.25}}],
+        external_answers={},
+    )
+    _workdir(tmp_path, cfg)
+    r = _snakemake(tmp_path)
+    assert r.returncode == 0, r.stderr[-3000:]
+    seen = json.loads((tmp_path / "seen.json").read_text())
+    assert seen["labels"] == {}
+    assert seen["fields"] == ["depth", "masks", "masks_grayscale", "movies", "scene"]
+    assert seen["shape"] == [72, 8, 32, 32, 3]
+    t = pd.read_csv(tmp_path / "results/intphys/mine/scores.csv")
+    overall = t[(t.block == "all") & (t.visibility == "all") & (t.motion == "all") & (t.n_objects == "all")]
+    assert dict(zip(overall.metric, overall.value)) == {"L_R": 0.5, "L_R_strict": 0.0, "L_A": 0.5}
+    answer = (tmp_path / "results/intphys/mine/answer.txt").read_text().splitlines()
+    assert len(answer) == 72 and answer[0] == "O1/0001/1 0.25"
+
+
+def test_old_models_mapping_fails_before_any_job(tmp_path):
+    _workdir(tmp_path, _config(models={"constant": {"kind": "constant", "params": {}}}))
+    r = _snakemake(tmp_path, "-n")
+    assert r.returncode != 0
+    out = r.stdout + r.stderr
+    assert "config key intphys.models" in out and "algorithm: BUILT_IN" in out, out[-3000:]
+    assert not (tmp_path / "results").exists()

@@ -1,9 +1,13 @@
 """Intuitive-physics track: IntPhys-format data, ingestion, plausibility models, metrics.
 
-IntPhys (papers/003; facts in reference/intphys.md) asks a system for a
-plausibility score P(x) in [0, 1] per movie and scores it on quadruplets of two
-possible and two impossible movies with the relative (L_R) and absolute (L_A)
-error rates.
+IntPhys (Riochet et al. 2018, "IntPhys: a framework and benchmark for visual
+intuitive physics reasoning", IntPhys V1.0) asks a system for a plausibility
+score P(x) in [0, 1] per movie and scores it on quadruplets of two possible and
+two impossible movies with the relative (L_R) and absolute (L_A) error rates.
+
+The chain: generate (or read) a tree -> ingest it in shards -> run each model on
+an observation of each shard (frames, depth, masks, movie ids; never the labels)
+-> join the labels and score.
 
 Modules
 -------
@@ -11,9 +15,12 @@ generate
     Deterministic generator of IntPhys-format trees (PNG scene/depth/masks + status.json).
 ingest
     Real or generated IntPhys trees -> sharded Zarr stores + metadata table.
+shards
+    How many movies and shards a split has (planning the workflow's jobs).
 models
-    Plausibility models (controls, flow surprise, streamed next-frame predictor,
-    object-tracking permanence).
+    The observation a model receives, and the plausibility models (controls,
+    flow surprise, streamed next-frame predictor, object-tracking permanence)
+    registered in :mod:`psybench.registry` (track ``"intphys"``).
 metrics
     L_R, L_R_strict, L_A with bootstrap intervals; answer.txt reading and writing.
 """

@@ -1,11 +1,11 @@
-"""IntPhys metrics (papers/003, "Evaluation metric") and the answer.txt format.
+"""IntPhys metrics (Riochet et al. 2018, IntPhys V1.0, "Evaluation metric") and the answer.txt format.
 
 Relative error rate, over the N quadruplets S_i of a condition::
 
     L_R = 1/N sum_i 1[ sum_j P(Pos_i^j) < sum_j P(Imp_i^j) ]
 
 The official scorer used this strict ``<`` and therefore gave a constant
-submission L_R = 0 (a reported bug; reference/intphys.md). ``L_R`` here counts a
+submission L_R = 0 (a bug reported by the IntPhys maintainers). ``L_R`` here counts a
 tie as 0.5 (the public baselines' ``(mean(pos > imp) + mean(pos >= imp)) / 2``
 for sums); the strict variant is reported too, labelled ``L_R_strict``.
 
@@ -28,6 +28,8 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
+
+from psybench.io.atomic import atomic_output
 
 __all__ = [
     "AnswerFormatError",
@@ -214,12 +216,9 @@ def write_answer(scores, path: str | os.PathLike) -> Path:
     if len(bad):
         raise ValueError(f"scores must be in [0, 1]; movie {bad.index[0]!r} has {bad.iloc[0]!r}")
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    with open(tmp, "w") as fh:
+    with atomic_output(path) as tmp, open(tmp, "w") as fh:
         for movie, v in s.items():
             fh.write(f"{movie} {v:.10g}\n")
-    os.replace(tmp, path)
     return path
 
 

@@ -1,0 +1,58 @@
+"""Ingest IntPhys directory trees into sharded Zarr stores and a metadata table.
+
+A split (``train``, ``dev`` or ``test``) is cut into *shards* of ``shard_size``
+movies in sorted movie-id order; each shard becomes one store (one Snakemake
+job), so the 15k training movies make a few hundred jobs, not 15k. A store holds
+
+``scene`` : uint8, dims ``(movie, t, y, x, c)``, RGB (``cv2.imread`` gives BGR;
+    channels are reversed once on decoding)
+``depth`` : float32, dims ``(movie, t, y, x)``, distance in millimetres.
+    16-bit PNGs: ``65535 - value`` (later releases). 8-bit PNGs (V1.0):
+    ``value / 255 * max_depth`` with ``max_depth`` from status.json (quantisation
+    step ``max_depth / 255``). The encoding is detected per movie from the PNG
+    dtype and recorded in the metadata column ``depth_encoding``.
+``masks`` : uint8, dims ``(movie, t, y, x)``, gray values as in the PNGs; their
+    names are in the metadata column ``masks_grayscale`` (JSON).
+
+Storage chunks hold whole movies (one real IntPhys movie, or as many small
+ones as fill ~2 MB). Movies are decoded by a pool of ``threads`` threads (OpenCV
+releases the GIL) with at most a chunk plus ``threads`` movies in flight and streamed into the store by
+:func:`psybench.io.store.write_store_stream`, so memory is bounded by a few
+movies whatever the number of movies. (``write_store`` with several Dask arrays
+mis-assigns its digests under dask 2026.8; the stream writer gives the same
+manifest.) The store attribute ``movies`` lists the movie ids in axis
+order. Movie ids are ``<block>/<index>/<run>`` for dev/test (the answer.txt
+ids) and ``<index>`` for train.
+
+Every problem with the input raises :class:`IntPhysFormatError` naming the file
+or directory; :func:`psybench.io.store.write_store` then leaves no store behind.
+
+Modules
+-------
+layout
+    Movies of a split (directory listing) and their shards.
+status
+    status.json (both variants) -> one metadata row per movie.
+decode
+    PNG frames -> scene (RGB), depth (mm), masks.
+shard
+    One shard -> Zarr store + metadata table; merging shard tables.
+"""
+
+from psybench.intphys.ingest.decode import decode_movie
+from psybench.intphys.ingest.layout import IntPhysFormatError, Movie, list_movies, n_shards, shard_movies
+from psybench.intphys.ingest.shard import ingest_shard, merge_metadata
+from psybench.intphys.ingest.status import movie_metadata, read_status
+
+__all__ = [
+    "IntPhysFormatError",
+    "Movie",
+    "list_movies",
+    "shard_movies",
+    "read_status",
+    "movie_metadata",
+    "decode_movie",
+    "ingest_shard",
+    "merge_metadata",
+    "n_shards",
+]

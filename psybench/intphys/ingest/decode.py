@@ -1,0 +1,140 @@
+"""Decode the PNG frames of IntPhys movies (scene, depth, masks).
+
+``cv2.imread`` gives BGR; channels are reversed once on decoding. Depth is
+converted to millimetres from either encoding: 16-bit ``65535 - value`` (later
+releases) or 8-bit ``value / 255 * max_depth`` (V1.0; Riochet et al. 2018,
+IntPhys V1.0, "Metadata").
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from psybench.intphys.ingest.layout import IntPhysFormatError
+
+__all__ = ["decode_movie"]
+
+
+def _frame_path(movie_dir: Path, kind: str, t: int) -> Path:
+    return movie_dir / kind / f"{kind}_{t + 1:03d}.png"
+
+
+def _imread(path: Path, flags: int) -> np.ndarray:
+    img = cv2.imread(str(path), flags)
+    if img is None:
+        if not path.exists():
+            raise IntPhysFormatError(f"missing frame {path}")
+        raise IntPhysFormatError(f"frame {path} cannot be decoded as an image (corrupt or not a PNG)")
+    return img
+
+
+def _count_frames(movie_dir: Path) -> int:
+    scene = movie_dir / "scene"
+    if not scene.is_dir():
+        raise IntPhysFormatError(f"missing scene directory {scene}")
+    with os.scandir(scene) as it:
+        n = sum(1 for e in it if e.name.startswith("scene_") and e.name.endswith(".png"))
+    if n == 0:
+        raise IntPhysFormatError(f"scene directory {scene} holds no scene_NNN.png frames")
+    return n
+
+
+def decode_movie(
+    movie_dir: str | os.PathLike, n_frames: int, height: int, width: int, *, max_depth: float = float("nan")
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
+    """Decode every frame of one movie.
+
+    Parameters
+    ----------
+    movie_dir : path-like
+    n_frames, height, width : int
+        Expected shape; a frame of another size raises.
+    max_depth : float
+        ``max_depth`` (mm) from status.json, needed for 8-bit depth.
+
+    Returns
+    -------
+    scene : ndarray, shape (T, H, W, 3), uint8, RGB
+    depth : ndarray, shape (T, H, W), float32, mm
+    masks : ndarray, shape (T, H, W), uint8
+    depth_encoding : {"uint16_inverse_mm", "uint8_max_depth"}
+    """
+    d = Path(movie_dir)
+    scene = np.empty((n_frames, height, width, 3), np.uint8)
+    depth = np.empty((n_frames, height, width), np.float32)
+    masks = np.empty((n_frames, height, width), np.uint8)
+    encoding = None
+    for t in range(n_frames):
+        p = _frame_path(d, "scene", t)
+        img = _imread(p, cv2.IMREAD_COLOR)
+        if img.shape != (height, width, 3):
+            raise IntPhysFormatError(f"frame {p} has shape {img.shape}, expected {(height, width, 3)}")
+        cv2.cvtColor(img, cv2.COLOR_BGR2RGB, dst=scene[t])
+        p = _frame_path(d, "depth", t)
+        dimg = _imread(p, cv2.IMREAD_UNCHANGED)
+        if dimg.ndim == 3:
+            dimg = dimg[..., 0]
+        if dimg.shape != (height, width):
+            raise IntPhysFormatError(f"frame {p} has shape {dimg.shape}, expected {(height, width)}")
+        if dimg.dtype == np.uint16:
+            enc = "uint16_inverse_mm"
+            np.subtract(65535.0, dimg, out=depth[t], dtype=np.float32)
+        elif dimg.dtype == np.uint8:
+            enc = "uint8_max_depth"
+            if not np.isfinite(max_depth):
+                raise IntPhysFormatError(
+                    f"8-bit depth frame {p} needs 'max_depth' in {d / 'status.json'} to be scaled to mm"
+                )
+            np.multiply(dimg, np.float32(max_depth / 255.0), out=depth[t], dtype=np.float32)
+        else:
+            raise IntPhysFormatError(f"depth frame {p} has dtype {dimg.dtype}, expected 8- or 16-bit")
+        if encoding is not None and enc != encoding:
+            raise IntPhysFormatError(f"depth frame {p} is {enc} while earlier frames are {encoding}")
+        encoding = enc
+        p = _frame_path(d, "masks", t)
+        m = _imread(p, cv2.IMREAD_UNCHANGED)
+        if m.ndim == 3:
+            m = m[..., 0]
+        if m.shape != (height, width) or m.dtype != np.uint8:
+            raise IntPhysFormatError(f"mask frame {p} is {m.dtype} {m.shape}, expected uint8 {(height, width)}")
+        masks[t] = m
+    return scene, depth, masks, encoding
+
+
+def _depth_encoding_of(movie_dir: Path) -> str:
+    p = _frame_path(movie_dir, "depth", 0)
+    img = _imread(p, cv2.IMREAD_UNCHANGED)
+    return "uint16_inverse_mm" if img.dtype == np.uint16 else "uint8_max_depth"
+
+
+def _decoded_blocks(movies, rows, T, H, W, *, threads: int, prefetch: int = 1):
+    """Yield ``{"scene", "depth", "masks"}`` blocks of one movie each, in order.
+
+    Movies are decoded by a pool of ``threads`` threads with at most
+    ``prefetch + threads`` movies in flight, so memory does not grow with the shard.
+    """
+    cv2.setNumThreads(1)
+    threads = max(1, int(threads))
+    ahead = max(2 * threads, int(prefetch) + threads)
+    with ThreadPoolExecutor(threads) as pool:
+        pending: deque = deque()
+        it = iter(zip(movies, rows))
+        try:
+            for _ in range(ahead):
+                m, row = next(it)
+                pending.append(pool.submit(decode_movie, m.path, T, H, W, max_depth=row["max_depth"]))
+        except StopIteration:
+            pass
+        while pending:
+            s, d, k, _enc = pending.popleft().result()
+            nxt = next(it, None)
+            if nxt is not None:
+                pending.append(pool.submit(decode_movie, nxt[0].path, T, H, W, max_depth=nxt[1]["max_depth"]))
+            yield {"scene": s[None], "depth": d[None], "masks": k[None]}
+        # an exception above leaves the pool's remaining futures to finish and be dropped

@@ -1,0 +1,113 @@
+"""Ingest one shard of an IntPhys split into a Zarr store and its metadata table."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Sequence
+
+import cv2
+import numpy as np
+import pandas as pd
+
+from psybench.intphys.ingest.decode import _count_frames, _decoded_blocks, _depth_encoding_of, _frame_path, _imread
+from psybench.intphys.ingest.layout import IntPhysFormatError, list_movies, shard_movies
+from psybench.intphys.ingest.status import movie_metadata, read_status
+from psybench.io.store import StreamSpec, write_store_stream
+from psybench.io.tables import read_table, write_table
+
+__all__ = ["ingest_shard", "merge_metadata"]
+
+_CHUNK_BYTES = 2**21  # ~2 MB of scene per storage chunk (zarr guidance: >= 1 MB)
+
+
+def ingest_shard(
+    root: str | os.PathLike,
+    split: str,
+    out_store: str | os.PathLike,
+    out_table: str | os.PathLike,
+    *,
+    shard: int = 0,
+    shard_size: int = 50,
+    threads: int = 1,
+    attrs: dict[str, Any] | None = None,
+) -> pd.DataFrame:
+    """Ingest shard ``shard`` of ``root/<split>`` into a Zarr store and a metadata table.
+
+    Parameters
+    ----------
+    root : path-like
+        IntPhys dataset root.
+    split : {"train", "dev", "test"}
+    out_store : path-like
+        The ``.zarr`` store to write (atomically).
+    out_table : path-like
+        The metadata table (``.csv`` + ``.parquet``), one row per movie, in the
+        store's movie order.
+    shard, shard_size : int
+        Which consecutive group of sorted movies to ingest.
+    threads : int
+        Decoding threads (OpenCV releases the GIL).
+    attrs : dict, optional
+        Extra deterministic store attributes (code hash ...).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The metadata table.
+    """
+    shards = shard_movies(list_movies(root, split), shard_size)
+    if not 0 <= shard < len(shards):
+        raise ValueError(f"shard {shard} does not exist: {root}/{split} has {len(shards)} shards of {shard_size}")
+    movies = shards[shard]
+    rows, n_listed = [], []
+    for m in movies:  # keep only the metadata row of each status (the per-frame part can be large)
+        st = read_status(m.path)
+        rows.append(movie_metadata(m, st))
+        n_listed.append(len(st["frames"]) if st.get("frames") else 0)
+    first = movies[0].path
+    T = n_listed[0] or _count_frames(first)
+    probe = _imread(_frame_path(first, "scene", 0), cv2.IMREAD_COLOR)
+    H, W = probe.shape[:2]
+    for m, row, n_st in zip(movies, rows, n_listed):
+        if n_st and n_st != T:
+            raise IntPhysFormatError(
+                f"{m.path / 'status.json'} lists {n_st} frames, other movies of the shard have {T}"
+            )
+        row.update(n_frames=T, height=H, width=W)
+    for m, row in zip(movies, rows):
+        row["depth_encoding"] = _depth_encoding_of(m.path)
+    table = pd.DataFrame(rows)
+    table["shard"] = int(shard)
+    table["possible"] = table["possible"].astype("boolean")
+    store_attrs = {
+        "intphys": {"split": split, "shard": int(shard), "shard_size": int(shard_size)},
+        "movies": [m.movie_id for m in movies],
+        **(attrs or {}),
+    }
+    n = len(movies)
+    # storage chunk: k whole movies, k so that a scene chunk holds ~2 MB (>= 1 MB zarr guidance) -
+    # one movie for real IntPhys frames (25 MB), several for small generated ones
+    k = int(max(1, min(n, _CHUNK_BYTES // (T * H * W * 3))))
+    specs = {
+        "scene": StreamSpec((n, T, H, W, 3), np.uint8, ("movie", "t", "y", "x", "c"), chunks=(k, T, H, W, 3),
+                            attrs={"color": "RGB"}),
+        "depth": StreamSpec((n, T, H, W), np.float32, ("movie", "t", "y", "x"), chunks=(k, T, H, W),
+                            attrs={"units": "mm"}),
+        "masks": StreamSpec((n, T, H, W), np.uint8, ("movie", "t", "y", "x"), chunks=(k, T, H, W),
+                            attrs={"units": "gray value; names in metadata column masks_grayscale"}),
+    }
+    write_store_stream(out_store, specs, _decoded_blocks(movies, rows, T, H, W, threads=threads, prefetch=k), store_attrs)
+    write_table(table, out_table)
+    return table
+
+
+def merge_metadata(tables: Sequence[str | os.PathLike], out_table: str | os.PathLike) -> pd.DataFrame:
+    """Concatenate per-shard metadata tables (in the given shard order) into one table."""
+    if not tables:
+        raise ValueError("merge_metadata: no shard tables given")
+    df = pd.concat([read_table(t) for t in tables], ignore_index=True)
+    dup = df["movie"][df["movie"].duplicated()]
+    if len(dup):
+        raise ValueError(f"movie {dup.iloc[0]!r} appears in two shard tables of {out_table}")
+    write_table(df, out_table)
+    return df

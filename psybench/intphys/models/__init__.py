@@ -1,0 +1,46 @@
+"""Plausibility models for IntPhys: P(movie) in [0, 1], higher = more plausible.
+
+Every model is a function ``model(observation, **params) -> pandas.Series``
+(movie id -> P) registered in the shared registry (:mod:`psybench.registry`,
+track ``"intphys"``, kind ``"plausibility"``) or named ``package.module:function``
+in ``intphys.models``. ``observation`` is an
+:class:`~psybench.intphys.models.observation.Observation`: frames, depth, masks,
+mask names and movie ids of one shard, never its labels or conditions.
+
+Modules
+-------
+observation
+    The observation a model receives, and helpers to stream its movies.
+controls
+    ``constant`` and ``random``: chance level by construction.
+flow
+    ``flow``: surprise of an optical-flow extrapolation of the next frame.
+nextframe
+    ``nextframe``: a streamed per-pixel next-frame regression and its surprise.
+tracking
+    ``tracking``: object permanence, shape constancy and continuity of tracked masks.
+predict
+    Run one configured model on one shard (the ``intphys_predict`` rule).
+"""
+
+from psybench.intphys.models.controls import constant, random_control
+from psybench.intphys.models.flow import flow_surprise
+from psybench.intphys.models.nextframe import nextframe_surprise, train_nextframe, train_nextframe_stores
+from psybench.intphys.models.observation import Observation, observe
+from psybench.intphys.models.predict import TRAINED_ALGORITHMS, ModelSpecError, predict_shard
+from psybench.intphys.models.tracking import tracking_permanence
+
+__all__ = [
+    "Observation",
+    "observe",
+    "ModelSpecError",
+    "TRAINED_ALGORITHMS",
+    "constant",
+    "random_control",
+    "flow_surprise",
+    "train_nextframe",
+    "nextframe_surprise",
+    "tracking_permanence",
+    "predict_shard",
+    "train_nextframe_stores",
+]

@@ -1,0 +1,74 @@
+"""Run one configured plausibility model on one ingest shard and write its ``movie, p`` table.
+
+The model is resolved from its config entry ``{name, algorithm | callable, params}``
+by the shared registry (:func:`psybench.registry.resolve_model`, track
+``"intphys"``) and receives an :class:`~psybench.intphys.models.observation.Observation`:
+frames, depth, masks, mask names and movie ids, never the labels or conditions.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+from psybench.intphys.models.observation import observe
+from psybench.io.tables import write_table
+from psybench.registry import ModelError, resolve_model
+
+__all__ = ["ModelSpecError", "TRAINED_ALGORITHMS", "predict_shard"]
+
+#: Built-in algorithms that take the weights written by the training stage (keyword ``weights``).
+TRAINED_ALGORITHMS = ("nextframe",)
+
+
+class ModelSpecError(ModelError):
+    """A plausibility model is unknown or returned invalid scores; the message names it."""
+
+
+def predict_shard(entry: Mapping[str, Any], store_path: str | os.PathLike, metadata_path: str | os.PathLike,
+                  out_csv: str | os.PathLike, *, weights: str | os.PathLike | None = None,
+                  threads: int = 1) -> pd.DataFrame:
+    """Run the model of config ``entry`` on one ingest store; write ``movie, p`` rows.
+
+    Parameters
+    ----------
+    entry : mapping
+        ``{name, algorithm | callable, params}`` (one item of ``intphys.models``).
+    store_path, metadata_path : path-like
+        The ingest store and its metadata table (only mask names are read from it).
+    out_csv : path-like
+        The predictions table (CSV only).
+    weights : path-like, optional
+        Trained weights, passed as keyword ``weights`` (algorithms of
+        :data:`TRAINED_ALGORITHMS`).
+    threads : int
+        Passed as keyword ``threads`` to a model that takes it, unless its
+        config entry sets it.
+
+    Raises
+    ------
+    ModelSpecError
+        Naming the model if it does not return one finite P in [0, 1] per movie.
+    """
+    spec = resolve_model(entry, track="intphys")
+    name = spec.name
+    configured = dict(entry.get("params") or {})
+    params = dict(spec.params)
+    if "threads" in spec.algorithm.defaults and "threads" not in configured:
+        params["threads"] = threads
+    if weights is not None:
+        params["weights"] = weights
+    observation = observe(store_path, metadata_path)
+    p = pd.Series(spec.algorithm.function(observation, **params), dtype=float)
+    movies = list(observation.movies)
+    if sorted(map(str, p.index)) != sorted(movies):
+        raise ModelSpecError(f"model {name!r} returned scores for {len(p)} movies, the store has {len(movies)}")
+    bad = p[~np.isfinite(p.to_numpy()) | (p < 0) | (p > 1)]
+    if len(bad):
+        raise ModelSpecError(f"model {name!r} returned P = {float(bad.iloc[0])!r} for movie {bad.index[0]!r}; need [0, 1]")
+    df = pd.DataFrame({"movie": movies, "p": p.reindex(movies).to_numpy()})
+    write_table(df, out_csv, parquet=False)
+    return df
