@@ -28,7 +28,9 @@ INTPHYS_CODE = {
     "generate": code_hash(["psybench.intphys.generate"]),
     "ingest": code_hash(["psybench.intphys.ingest", "psybench.io"]),
     "train": code_hash(["psybench.intphys.models.nextframe", "psybench.intphys.models.observation", "psybench.io"]),
-    "metrics": code_hash(["psybench.intphys.metrics", "psybench.io.tables"]),
+    "scores": code_hash(
+        ["psybench.intphys.scores", "psybench.intphys.metrics", "psybench.intphys.answer", "psybench.io"]
+    ),
 }
 
 
@@ -200,7 +202,7 @@ rule intphys_score:
     params:
         n_boot=INTPHYS["n_boot"],
         seed=INTPHYS["seed"],
-        code=INTPHYS_CODE["metrics"],
+        code=INTPHYS_CODE["scores"],
     wildcard_constraints:
         model="|".join(intphys_model_names()) or "^$",
     conda:

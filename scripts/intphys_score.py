@@ -3,7 +3,7 @@ import sys
 
 sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
 
-from psybench.intphys.metrics import score_model  # noqa: E402
+from psybench.intphys.scores import score_model  # noqa: E402
 
 score_model(snakemake.wildcards.model, snakemake.input.metadata, snakemake.output.scores,  # noqa: F821
             snakemake.output.answer, predictions=list(snakemake.input.get("predictions", [])),  # noqa: F821

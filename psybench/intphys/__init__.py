@@ -22,7 +22,11 @@ models
     flow surprise, streamed next-frame predictor, object-tracking permanence)
     registered in :mod:`psybench.registry` (track ``"intphys"``).
 metrics
-    L_R, L_R_strict, L_A with bootstrap intervals; answer.txt reading and writing.
+    L_R, L_R_strict, L_A with bootstrap intervals.
+answer
+    The official answer.txt: writing, reading and validating it.
+scores
+    One model's scores: labels joined to its predictions (or answer.txt) only here.
 """
 
 from psybench.intphys.ingest import IntPhysFormatError

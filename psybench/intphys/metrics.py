@@ -1,4 +1,4 @@
-"""IntPhys metrics (Riochet et al. 2018, IntPhys V1.0, "Evaluation metric") and the answer.txt format.
+"""IntPhys metrics (Riochet et al. 2018, IntPhys V1.0, "Evaluation metric").
 
 Relative error rate, over the N quadruplets S_i of a condition::
 
@@ -16,20 +16,21 @@ counted 0.5 (equal to ``sklearn.metrics.roc_auc_score``).
 Both are reported per block x visibility x motion x n_objects and for every
 coarser grouping (a factor marked ``"all"``), down to overall, with percentile
 bootstrap intervals over quadruplets (seeded).
+
+The answer.txt format lives in :mod:`psybench.intphys.answer` and the scoring of
+one model's files in :mod:`psybench.intphys.scores`; their names are re-exported
+here for existing imports.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-import os
-from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 import pandas as pd
 
-from psybench.io.atomic import atomic_output
+from psybench.intphys.answer import AnswerFormatError, as_scores, read_answer, write_answer
 
 __all__ = [
     "AnswerFormatError",
@@ -47,18 +48,6 @@ FACTORS = ("block", "visibility", "motion", "n_objects")
 METRICS = ("L_R", "L_R_strict", "L_A")
 
 
-class AnswerFormatError(ValueError):
-    """An answer.txt is malformed; the message names the file, line number and text."""
-
-
-def _as_series(scores) -> pd.Series:
-    if isinstance(scores, pd.DataFrame):
-        scores = scores.set_index("movie")["p"]
-    s = pd.Series(scores, dtype=float)
-    s.index = s.index.astype(str)
-    return s
-
-
 def quadruplet_table(scores, metadata: pd.DataFrame) -> pd.DataFrame:
     """One row per quadruplet: its conditions and the summed P of possible / impossible runs.
 
@@ -73,7 +62,7 @@ def quadruplet_table(scores, metadata: pd.DataFrame) -> pd.DataFrame:
     DataFrame
         Columns ``quadruplet, block, visibility, motion, n_objects, pos_sum, imp_sum``.
     """
-    s = _as_series(scores)
+    s = as_scores(scores)
     meta = metadata.set_index("movie")
     missing = meta.index.difference(s.index)
     if len(missing):
@@ -185,7 +174,7 @@ def score_table(
         ci_low, ci_high, n_quadruplets``; dropped factors read ``"all"``.
     """
     qt = quadruplet_table(scores, metadata)
-    s = _as_series(scores)
+    s = as_scores(scores)
     movies = metadata[["movie", "quadruplet", "possible"]].assign(
         p=s.reindex(metadata["movie"].astype(str)).to_numpy(), possible=metadata["possible"].astype(bool))
     rows = []
@@ -206,111 +195,10 @@ def score_table(
     return pd.DataFrame(rows, columns=cols)
 
 
-def write_answer(scores, path: str | os.PathLike) -> Path:
-    """Write the official ``answer.txt``: one ``<movie id> <score>`` line per movie, sorted.
+def __getattr__(name):
+    # score_model moved to psybench.intphys.scores (it imports this module); kept here for existing imports
+    if name == "score_model":
+        from psybench.intphys.scores import score_model
 
-    Scores are written with 10 significant digits (``O1/0001/1 0.9751``).
-    """
-    s = _as_series(scores).sort_index()
-    bad = s[~np.isfinite(s.to_numpy()) | (s < 0) | (s > 1)]
-    if len(bad):
-        raise ValueError(f"scores must be in [0, 1]; movie {bad.index[0]!r} has {bad.iloc[0]!r}")
-    path = Path(path)
-    with atomic_output(path) as tmp, open(tmp, "w") as fh:
-        for movie, v in s.items():
-            fh.write(f"{movie} {v:.10g}\n")
-    return path
-
-
-def read_answer(path: str | os.PathLike, metadata: pd.DataFrame, *, require_all: bool = True) -> pd.Series:
-    """Read and validate an ``answer.txt`` against the split's metadata.
-
-    Parameters
-    ----------
-    path : path-like
-    metadata : DataFrame
-        Columns ``movie`` and ``quadruplet``.
-    require_all : bool
-        Every movie of the metadata must be scored (the official rule).
-
-    Returns
-    -------
-    pandas.Series
-        movie id -> score.
-
-    Raises
-    ------
-    AnswerFormatError
-        Naming the file, the line number and its text: a line that is not
-        ``<movie> <score>``, an unknown movie, a score that is not a number or
-        lies outside [0, 1], a duplicate movie, an incomplete quadruplet.
-    """
-    path = Path(path)
-    known = dict(zip(metadata["movie"].astype(str), metadata["quadruplet"].astype(str)))
-    seen: dict[str, tuple[int, float]] = {}
-    with open(path) as fh:
-        for no, line in enumerate(fh, start=1):
-            text = line.rstrip("\n")
-            if not text.strip():
-                continue
-            where = f"{path}, line {no} ({text!r})"
-            parts = text.split()
-            if len(parts) != 2:
-                raise AnswerFormatError(f"{where}: expected '<block>/<index>/<run> <score>'")
-            movie, raw = parts
-            if movie not in known:
-                raise AnswerFormatError(f"{where}: unknown movie {movie!r}")
-            try:
-                v = float(raw)
-            except ValueError:
-                raise AnswerFormatError(f"{where}: score {raw!r} is not a number") from None
-            if not (0.0 <= v <= 1.0):  # also rejects NaN
-                raise AnswerFormatError(f"{where}: score {raw} is outside [0, 1]")
-            if movie in seen:
-                raise AnswerFormatError(f"{where}: duplicate movie {movie!r}, already on line {seen[movie][0]}")
-            seen[movie] = (no, v, text)
-    by_q: dict[str, list[str]] = {}
-    for m, q in known.items():
-        by_q.setdefault(q, []).append(m)
-    for q, ms in sorted(by_q.items()):
-        got = [m for m in ms if m in seen]
-        if got and len(got) != len(ms):
-            no, _, text = min(seen[m] for m in got)
-            lacking = sorted(set(ms) - set(got))
-            raise AnswerFormatError(f"{path}, line {no} ({text!r}): incomplete quadruplet {q}, lacking {lacking}")
-    if require_all and len(seen) != len(known):
-        lacking = sorted(set(known) - set(seen))
-        raise AnswerFormatError(f"{path}: {len(lacking)} movie(s) not scored, e.g. {lacking[:4]}")
-    return pd.Series({m: v for m, (_, v, _) in seen.items()}, dtype=float).sort_index()
-
-
-def score_model(
-    model: str,
-    metadata_path: str | os.PathLike,
-    out_scores: str | os.PathLike,
-    out_answer: str | os.PathLike,
-    *,
-    predictions: Sequence[str | os.PathLike] = (),
-    answer: str | os.PathLike | None = None,
-    n_boot: int = 1000,
-    seed: int = 0,
-) -> pd.DataFrame:
-    """Score one model: from per-shard prediction tables (``movie, p``) or an external answer.txt.
-
-    Writes the results table (:func:`score_table`, CSV + Parquet) and the model's
-    answer.txt (for an external answer, its validated, normalised copy).
-    """
-    from psybench.io.tables import read_table, write_table
-
-    meta = read_table(metadata_path)
-    if answer is not None:
-        scores = read_answer(answer, meta)
-    else:
-        if not predictions:
-            raise ValueError(f"model {model!r}: neither predictions nor an answer file to score")
-        df = pd.concat([read_table(p) for p in predictions], ignore_index=True)
-        scores = pd.Series(df["p"].to_numpy(float), index=df["movie"].astype(str))
-    write_answer(scores, out_answer)
-    table = score_table(scores, meta, model=model, n_boot=n_boot, seed=seed)
-    write_table(table, out_scores)
-    return table
+        return score_model
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
