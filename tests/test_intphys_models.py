@@ -116,3 +116,23 @@ def test_user_callable_through_predict_shard_sees_no_labels(dev_root, tmp_path, 
     bad = {"name": "bad", "callable": "peek_labels:model", "params": {"value": 2.0}}
     with pytest.raises(ModelSpecError, match=r"model 'bad' returned P = 2\.0"):
         predict_shard(bad, dev_root / "s.zarr", dev_root / "s.csv", tmp_path / "q.csv")
+
+
+def test_models_are_registered_and_configured_like_every_track(dev_root, tmp_path):
+    from psybench.config import ConfigError, track_models
+    from psybench.registry import list_models
+
+    assert {r["name"] for r in list_models("intphys")} == {"constant", "random", "flow", "nextframe", "tracking"}
+    # one algorithm, two parameter sets (intra-technique evaluation)
+    cfg = {"intphys": {"models": [{"name": "low", "algorithm": "constant", "params": {"value": 0.25}},
+                                  {"name": "high", "algorithm": "constant", "params": {"value": 0.75}}]}}
+    specs = track_models(cfg, "intphys")
+    assert [s.params["value"] for s in specs.values()] == [0.25, 0.75]
+    for entry in cfg["intphys"]["models"]:
+        df = predict_shard(entry, dev_root / "s.zarr", dev_root / "s.csv", tmp_path / f"{entry['name']}.csv")
+        assert (df["p"] == entry["params"]["value"]).all()
+    # the old {name: {kind}} mapping names the key and shows the new shape
+    with pytest.raises(ConfigError, match=r"config key intphys\.models: .*write models: \[\{name: NAME, algorithm"):
+        track_models({"intphys": {"models": {"constant": {"kind": "constant"}}}}, "intphys")
+    with pytest.raises(ConfigError, match=r"intphys\.models\[0\].*unknown algorithm 'surprise'"):
+        track_models({"intphys": {"models": [{"name": "x", "algorithm": "surprise"}]}}, "intphys")
