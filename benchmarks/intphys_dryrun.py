@@ -43,7 +43,8 @@ def main(argv=None):
         print(f"list_movies(train): {n} movies in {time.perf_counter() - t:.2f} s")
 
         (tmp / "rules").mkdir()
-        shutil.copy(REPO / "rules" / "intphys.smk", tmp / "rules")
+        for smk in ("intphys.smk", "intphys_common.smk"):
+            shutil.copy(REPO / "rules" / smk, tmp / "rules")
         shutil.copytree(REPO / "scripts", tmp / "scripts", ignore=shutil.ignore_patterns("__pycache__"))
         shutil.copytree(REPO / "envs", tmp / "envs")
         (tmp / "Snakefile").write_text('configfile: "config.yaml"\ninclude: "rules/intphys.smk"\n'

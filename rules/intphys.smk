@@ -3,94 +3,11 @@
 # the plausibility models shard by shard and score them (L_R, L_R_strict, L_A +
 # answer.txt). Shards are enumerated from config (generator sizes, or a directory
 # listing of the real tree at parse time), never from checkpoints.
-import functools
-
-from psybench.config import ConfigError, track_models
-from psybench.intphys.models import TRAINED_ALGORITHMS
-from psybench.intphys.shards import count_movies, shard_ids
-from psybench.provenance import code_hash
-
-# input and params functions
-
-INTPHYS = config["intphys"]
-INTPHYS_ROOT = str(INTPHYS["data_root"])
-# {name: ModelSpec}; a config in another shape fails here, before any job, naming intphys.models
-INTPHYS_MODELS = track_models(config, "intphys")
-INTPHYS_EXTERNAL = list(INTPHYS["external_answers"])
-if set(INTPHYS_MODELS) & set(INTPHYS_EXTERNAL):
-    raise ConfigError(
-        f"config key intphys.external_answers: names {sorted(set(INTPHYS_MODELS) & set(INTPHYS_EXTERNAL))} "
-        "clash with intphys.models"
-    )
-
-# Snakemake does not see edits to imported library modules: each rule carries a code hash.
-INTPHYS_CODE = {
-    "generate": code_hash(["psybench.intphys.generate"]),
-    "ingest": code_hash(["psybench.intphys.ingest", "psybench.io"]),
-    "train": code_hash(["psybench.intphys.models.nextframe", "psybench.intphys.models.observation", "psybench.io"]),
-    "scores": code_hash(
-        ["psybench.intphys.scores", "psybench.intphys.metrics", "psybench.intphys.answer", "psybench.io"]
-    ),
-}
+# Input and params functions are in intphys_common.smk (snakemake --lint wants no
+# functions next to rules).
 
 
-def intphys_model_names():
-    """Configured models, then external answers, in config order."""
-    return list(INTPHYS_MODELS) + INTPHYS_EXTERNAL
-
-
-@functools.cache
-def intphys_shards(split):
-    generator = INTPHYS["generator"] if INTPHYS["generate"] else None
-    return shard_ids(count_movies(INTPHYS_ROOT, split, generator=generator), INTPHYS["shard_size"])
-
-
-def intphys_shard_tables(wildcards):
-    return expand("results/intphys/stores/{split}/shard_{shard}.csv", split=wildcards.split,
-                  shard=intphys_shards(wildcards.split))
-
-
-def intphys_train_stores(wildcards):
-    split = INTPHYS["train_split"]
-    return expand("results/intphys/stores/{split}/shard_{shard}.zarr", split=split, shard=intphys_shards(split))
-
-
-def intphys_model_entry(wildcards):
-    """The model's config entry ``{name, algorithm | callable, params}`` (resolved again by the job)."""
-    return next(dict(m) for m in INTPHYS["models"] if m["name"] == wildcards.model)
-
-
-def intphys_model_code(wildcards):
-    model_module = INTPHYS_MODELS[wildcards.model].algorithm.function.__module__
-    return code_hash(["psybench.intphys.models", "psybench.registry", "psybench.io", model_module])
-
-
-def intphys_predict_input(wildcards):
-    split = INTPHYS["eval_split"]
-    inputs = {
-        "store": f"results/intphys/stores/{split}/shard_{wildcards.shard}.zarr",
-        "table": f"results/intphys/stores/{split}/shard_{wildcards.shard}.csv",
-    }
-    spec = INTPHYS_MODELS[wildcards.model]
-    if spec.algorithm.source == "builtin" and spec.algorithm.name in TRAINED_ALGORITHMS:
-        inputs["weights"] = "results/intphys/train/nextframe.npz"
-    return inputs
-
-
-def intphys_score_input(wildcards):
-    split = INTPHYS["eval_split"]
-    inputs = {"metadata": f"results/intphys/metadata/{split}.csv"}
-    if wildcards.model in INTPHYS_EXTERNAL:
-        inputs["answer"] = INTPHYS["external_answers"][wildcards.model]
-    else:
-        inputs["predictions"] = expand("results/intphys/{model}/predictions/shard_{shard}.csv",
-                                       model=wildcards.model, shard=intphys_shards(split))
-    return inputs
-
-
-def intphys_targets():
-    """Final targets: scores.csv and answer.txt of every model and external answer."""
-    return expand("results/intphys/{model}/{file}", model=intphys_model_names(), file=["scores.csv", "answer.txt"])
+include: "intphys_common.smk"
 
 
 wildcard_constraints:

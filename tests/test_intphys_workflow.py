@@ -19,7 +19,8 @@ pytestmark = pytest.mark.workflow
 
 def _workdir(tmp_path, intphys):
     (tmp_path / "rules").mkdir()
-    shutil.copy(REPO / "rules" / "intphys.smk", tmp_path / "rules")
+    for smk in ("intphys.smk", "intphys_common.smk"):
+        shutil.copy(REPO / "rules" / smk, tmp_path / "rules")
     shutil.copytree(REPO / "scripts", tmp_path / "scripts", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(REPO / "envs", tmp_path / "envs")
     (tmp_path / "Snakefile").write_text(
