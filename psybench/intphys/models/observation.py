@@ -1,8 +1,9 @@
 """What an IntPhys plausibility model may observe of a shard of movies.
 
 A model sees what the dataset lets a system observe, and nothing else
-(Riochet et al. 2018, sec. 3: systems are trained on possible movies only and
-must score each test movie without knowing its condition):
+(Riochet et al. 2018, IntPhys V1.0, "Train set" and "Evaluation metric": systems
+learn from possible movies only and return a plausibility score P(x) for each
+test movie, without knowing its condition):
 
 ``movies``
     Movie ids in axis order (``O1/0001/1`` for dev/test, ``00001`` for train; the
