@@ -106,6 +106,7 @@ def test_old_model_shape_fails_before_any_job_naming_the_key(tmp_path):
     config["attention"]["models"] = [{"features": "raw", "L": 1}]
     _workdir(tmp_path, config)
     run = _snakemake(tmp_path, "-n", "all")
+    out = run.stdout + run.stderr
     assert run.returncode != 0
-    assert "attention.models[0]" in run.stderr and "name: NAME, algorithm:" in run.stderr, run.stderr[-2000:]
+    assert "attention.models[0]" in out and "name: NAME, algorithm:" in out, out[-2000:]
     assert not (tmp_path / "results").exists()
