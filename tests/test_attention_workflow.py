@@ -54,7 +54,8 @@ def _workdir(tmp_path, config):
 
 
 def _snakemake(cwd, *args):
-    env = dict(os.environ, PYTHONPATH=str(cwd))  # the user's module is importable, as an installed one would be
+    # the user's module is importable, as an installed one would be
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(cwd), os.environ.get("PYTHONPATH")])))
     return subprocess.run([sys.executable, "-m", "snakemake", "--cores", "2", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=300)
 
