@@ -50,12 +50,14 @@ def _with_defaults(validator_class):
 
 def _describe(err: jsonschema.ValidationError) -> str:
     where = key_path(err.absolute_path)
+    # a schema node's description shows the expected shape (e.g. of a models entry)
+    hint = f" ({err.schema['description'].strip()})" if isinstance(err.schema, dict) and err.schema.get("description") else ""
     if err.validator == "additionalProperties":
         allowed = sorted((err.schema.get("properties") or {}).keys())
-        return f"config key {where}: {err.message}; allowed keys: {allowed}"
+        return f"config key {where}: {err.message}; allowed keys: {allowed}{hint}"
     if err.validator == "oneOf" and isinstance(err.instance, dict) and "name" in err.instance:
-        return f"config key {where} (model {err.instance['name']!r}): give exactly one of 'algorithm' or 'callable'"
-    return f"config key {where}: {err.message}"
+        return f"config key {where} (model {err.instance['name']!r}): give exactly one of 'algorithm' or 'callable'{hint}"
+    return f"config key {where}: {err.message}{hint}"
 
 
 def validate_config(config: dict[str, Any], *, schema_path: str | Path = SCHEMA_PATH) -> dict[str, Any]:

@@ -71,7 +71,10 @@ _BUILTIN_MODULES = {
         "psybench.models.v1mt",
     ),
     # attention: saliency feature families
-    "attention": (),
+    "attention": (
+        "psybench.attention.families",
+        "psybench.attention.itti",
+    ),
     # intphys: plausibility models
     "intphys": (
         "psybench.intphys.models.controls",

@@ -8,9 +8,10 @@ import logging  # noqa: E402
 logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(name)s: %(message)s")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # BLAS threads fight the rule's own threads
 
-from psybench.attention.workflow import make_table1  # noqa: E402
+from psybench.attention.table1 import run_evaluation  # noqa: E402
 
-make_table1(list(snakemake.input.features), [tuple(k) for k in snakemake.params.feature_keys],  # noqa: F821
-            list(snakemake.input.gaze), snakemake.params.movies,  # noqa: F821
-            table=snakemake.output.table, curves=snakemake.output.curves,  # noqa: F821
-            figure=snakemake.output.figure, cfg=snakemake.params.cfg)  # noqa: F821
+run_evaluation(snakemake.params.feature_stores, snakemake.params.gaze_tables,  # noqa: F821
+               table_path=snakemake.output.table, curves_path=snakemake.output.curves,  # noqa: F821
+               figure_path=snakemake.output.figure, models=snakemake.params.models,  # noqa: F821
+               pairs=snakemake.params.pairs, lags_ms=snakemake.params.lags_ms,  # noqa: F821
+               **snakemake.params.evaluation)  # noqa: F821

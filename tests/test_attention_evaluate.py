@@ -7,6 +7,9 @@ from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 
 from psybench.attention import evaluate as ev
 from psybench.attention import gaze as gz
+from psybench.attention import tuning
+from psybench.attention.figures import plot_curves
+from psybench.attention.movies import MovieData
 from psybench.attention.features import feature_maps
 from psybench.attention.stimuli import render_popout
 
@@ -32,7 +35,7 @@ def test_fisher_matches_sklearn_lda_direction_for_equal_classes():
     cov = np.array([[2.0, 0.8, 0.0], [0.8, 1.0, 0.3], [0.0, 0.3, 0.5]])
     a = rng.multivariate_normal([1.0, 0.5, 0.0], cov, size=400)
     b = rng.multivariate_normal([0.0, 0.0, 0.2], cov, size=400)
-    w = ev.fisher_filter(a, b)
+    w = tuning.fisher_filter(a, b)
     lda = LinearDiscriminantAnalysis(solver="lsqr").fit(np.r_[a, b], np.r_[np.ones(400), np.zeros(400)])
     ref = lda.coef_[0] / np.linalg.norm(lda.coef_[0])
     np.testing.assert_allclose(w, ref, atol=1e-5)  # equal class sizes: equal weights == pooled (ridge 1e-6)
@@ -43,14 +46,14 @@ def test_equal_weights_differ_from_pooled_under_imbalance():
     rng = np.random.default_rng(2)
     a = rng.normal(size=(30, 2)) * [0.2, 3.0] + [1.0, 0.0]
     b = rng.normal(size=(450, 2)) * [3.0, 0.2]
-    w_eq = ev.fisher_filter(a, b, scatter="equal")
-    w_pool = ev.fisher_filter(a, b, scatter="pooled")
+    w_eq = tuning.fisher_filter(a, b, scatter="equal")
+    w_pool = tuning.fisher_filter(a, b, scatter="pooled")
     assert abs(w_eq @ w_pool) < 0.999  # the paper's choice changes the projection
 
 
 def test_training_negatives_respect_min_distance():
     g = pd.DataFrame({"frame": [10, 11], "x": [320.0, 10.0], "y": [240.0, 10.0], "valid": [True, True]})
-    (pf, pr, pc), (nf, nr, nc) = ev.sample_training_set(g, [10, 11], source_size=(640, 480), grid_shape=(30, 40), seed=0)
+    (pf, pr, pc), (nf, nr, nc) = tuning.sample_training_set(g, [10, 11], source_size=(640, 480), grid_shape=(30, 40), seed=0)
     np.testing.assert_array_equal(pr, [15, 0]) and np.testing.assert_array_equal(pc, [20, 0])
     assert len(nf) == 30
     d = np.hypot(nr - np.repeat(pr, 15), nc - np.repeat(pc, 15))
@@ -59,13 +62,13 @@ def test_training_negatives_respect_min_distance():
 
 def test_feature_vector_layout():
     maps = np.arange(12 * 5 * 6 * 2, dtype=np.float32).reshape(12, 5, 6, 2)
-    v = ev.feature_vectors(maps, [10], [0], [3], lags=[1, 4], L=3)
+    v = tuning.feature_vectors(maps, [10], [0], [3], lags=[1, 4], L=3)
     assert v.shape == (1, 2 * 2 * 9)
     # lag 1, channel 0, centre of the 3x3 neighbourhood = maps[9, 0, 3, 0]; top row replicated at the edge
     assert v[0, 4] == maps[9, 0, 3, 0] and v[0, 1] == maps[9, 0, 3, 0]
     assert v[0, 18 + 9 + 4] == maps[6, 0, 3, 1]
     with pytest.raises(ValueError, match="odd"):
-        ev.feature_vectors(maps, [10], [0], [3], lags=[1], L=2)
+        tuning.feature_vectors(maps, [10], [0], [3], lags=[1], L=2)
 
 
 @pytest.fixture(scope="module")
@@ -84,7 +87,7 @@ def synthetic_table():
                                      source_size=(640, 480), seed=seed, movie=name)
         table = gz.resample_to_frames(raw, frames_per_s=fps, n_frames=T, movie=name)
         maps = feature_maps(scene.frames, kind="raw").compute()
-        movies[name] = {"raw": ev.MovieData(name, maps, fps, (640, 480), table, "raw")}
+        movies[name] = {"raw": MovieData(name, maps, fps, (640, 480), table, "raw")}
     t1, curves = ev.evaluate(movies, models=[{"features": "raw", "L": 5}],
                              pairs=[("A", "A"), ("A", "B"), ("A", "C")], n_per_set=40, seed=0)
     return t1.set_index(["test", "group"])["median"], t1, curves
@@ -131,7 +134,7 @@ def test_controls_fall_below_chance_when_salient_content_is_rare():
     raw = gz.synthetic_observers(scene.target_xy, scene.lure_xy, p_target=p, frames_per_s=30.0,
                                  source_size=(640, 480), seed=1, movie="A")
     table = gz.resample_to_frames(raw, frames_per_s=30.0, n_frames=180, movie="A")
-    movie = ev.MovieData("A", feature_maps(scene.frames, kind="itti").compute(), 30.0, (640, 480), table, "itti")
+    movie = MovieData("A", feature_maps(scene.frames, kind="itti").compute(), 30.0, (640, 480), table, "itti")
     pairs, _ = ev.evaluate_pair(movie, movie, L=1, n_per_set=20, seed=0)
     med = pairs.groupby("group")["median"].mean()
     assert med["rs/n"] < 44 and med["rp/n"] < 44  # measured 39.8 and 31.5
@@ -140,5 +143,5 @@ def test_controls_fall_below_chance_when_salient_content_is_rare():
 
 def test_plot_curves_writes_png(synthetic_table, tmp_path):
     _, _, curves = synthetic_table
-    out = ev.plot_curves(curves, tmp_path / "c.png")
+    out = plot_curves(curves, tmp_path / "c.png")
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

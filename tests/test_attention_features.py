@@ -4,7 +4,9 @@ import numpy as np
 import pytest
 from skimage.filters import gaussian
 
-from psybench.attention.features import feature_maps, itti_maps, itti_normalize, pyramid_maps, write_feature_store
+from psybench.attention.families import pyramid_maps
+from psybench.attention.features import feature_maps, write_feature_store
+from psybench.attention.itti import itti_maps, itti_normalize
 from psybench.attention.stimuli import render_popout, write_popout_store
 from psybench.io.store import open_store
 

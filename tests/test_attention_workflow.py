@@ -1,5 +1,7 @@
 """rules/attention.smk end to end on a tiny config, through `python -m snakemake` in a subprocess."""
 
+import copy
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -8,9 +10,10 @@ import pandas as pd
 import pytest
 import yaml
 
-RULES = Path(__file__).resolve().parents[1] / "rules" / "attention.smk"
+REPO = Path(__file__).resolve().parents[1]
 
 CONFIG = {
+    "tracks": ["attention"],
     "attention": {
         "grid": [40, 30],
         "chunk_frames": 16,
@@ -19,23 +22,48 @@ CONFIG = {
             "A": {"popout": {"seed": 1, "n_frames": 45}, "observers": {"seed": 1, "p_target": [0.9, 0.1]}},
             "B": {"popout": {"seed": 2, "n_frames": 45}, "observers": {"seed": 2, "p_target": [0.1, 0.9]}},
         },
-        "features": {"raw": {}},
-        "models": [{"features": "raw", "L": 1}],
+        "models": [{"name": "raw", "algorithm": "raw", "L": 1}],
         "pairs": [["A", "A"], ["A", "B"]],
         "evaluation": {"n_sets": 1, "n_per_set": 2},
         "metrics": {"n_splits": 5},
-    }
+    },
 }
+
+# A user's saliency model, outside psybench: the interface of psybench.attention.features.
+USER_MODEL = '''
+import numpy as np
+from scipy import ndimage
+
+
+def contrast(frames, *, sigma=1.0):
+    """Luminance and its local contrast |I - I * G_sigma|, shape (t, H, W, 2)."""
+    f = np.asarray(frames, np.float32)
+    blur = ndimage.gaussian_filter(f, sigma=(0, sigma, sigma), mode="nearest")
+    return np.stack([f, np.abs(f - blur)], axis=-1)
+'''
+
+
+def _workdir(tmp_path, config):
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
+    (tmp_path / "Snakefile").write_text(
+        'configfile: "config.yaml"\n'
+        f'include: "{REPO / "rules" / "common.smk"}"\n'
+        f'include: "{REPO / "rules" / "attention.smk"}"\n\n'
+        "rule all:\n    input: attention_targets()\n"
+    )
+
+
+def _snakemake(cwd, *args):
+    # the user's module is importable, as an installed one would be
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(cwd), os.environ.get("PYTHONPATH")])))
+    return subprocess.run([sys.executable, "-m", "snakemake", "--cores", "2", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=300)
 
 
 @pytest.mark.workflow
 def test_attention_rules_run_and_are_up_to_date(tmp_path):
-    (tmp_path / "config.yaml").write_text(yaml.safe_dump(CONFIG))
-    (tmp_path / "Snakefile").write_text(
-        f'configfile: "config.yaml"\ninclude: "{RULES}"\n\nrule all:\n    input: attention_targets()\n'
-    )
-    cmd = [sys.executable, "-m", "snakemake", "--cores", "2", "--quiet", "all"]
-    run = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    _workdir(tmp_path, CONFIG)
+    run = _snakemake(tmp_path, "--quiet", "all")
     assert run.returncode == 0, run.stderr[-3000:]
     table = pd.read_csv(tmp_path / "results/attention/table1.csv")
     assert list(table.columns[:8]) == ["train", "test", "features", "L", "ND", "group", "median", "sd"]
@@ -46,5 +74,40 @@ def test_attention_rules_run_and_are_up_to_date(tmp_path):
     assert (tmp_path / "results/attention/curves.png").stat().st_size > 0
     for rule in ("stimulus", "gaze", "features"):
         assert any((tmp_path / "logs/attention" / rule).rglob("*.log")), rule
-    dry = subprocess.run([sys.executable, "-m", "snakemake", "-n", "all"], cwd=tmp_path, capture_output=True, text=True)
+    dry = _snakemake(tmp_path, "-n", "all")
     assert "Nothing to be done" in dry.stdout + dry.stderr
+
+
+@pytest.mark.workflow
+def test_user_saliency_model_runs_without_editing_psybench(tmp_path):
+    (tmp_path / "usersaliency.py").write_text(USER_MODEL)
+    config = copy.deepcopy(CONFIG)
+    config["attention"]["pairs"] = [["A", "B"]]
+    config["attention"]["models"] = [
+        {"name": "mine", "callable": "usersaliency:contrast", "params": {"sigma": 2.0}, "L": [1, 3]},
+        {"name": "mine_again", "callable": "usersaliency:contrast", "params": {"sigma": 2.0}, "L": 1},
+    ]
+    _workdir(tmp_path, config)
+    run = _snakemake(tmp_path, "--quiet", "all")
+    assert run.returncode == 0, run.stderr[-3000:]
+    table = pd.read_csv(tmp_path / "results/attention/table1.csv")
+    assert table.drop_duplicates(["features", "L"])[["features", "L"]].values.tolist() == [
+        ["mine", 1], ["mine", 3], ["mine_again", 1]]
+    assert set(table.loc[table["features"] == "mine", "ND"]) == {2 * 1 * 2, 2 * 9 * 2}  # K = 2 channels, 2 lags
+    metrics = pd.read_csv(tmp_path / "results/attention/metrics.csv")
+    assert "mine L=3 tuned" in set(metrics["model"])
+    # both models share one feature store per movie (same function and parameters)
+    stores = sorted(p.name for p in (tmp_path / "results/attention/features").iterdir())
+    assert len(stores) == 1 and stores[0].startswith("usersaliency.contrast-"), stores
+
+
+@pytest.mark.workflow
+def test_old_model_shape_fails_before_any_job_naming_the_key(tmp_path):
+    config = copy.deepcopy(CONFIG)
+    config["attention"]["models"] = [{"features": "raw", "L": 1}]
+    _workdir(tmp_path, config)
+    run = _snakemake(tmp_path, "-n", "all")
+    out = run.stdout + run.stderr
+    assert run.returncode != 0
+    assert "attention.models[0]" in out and "name: NAME, algorithm:" in out, out[-2000:]
+    assert not (tmp_path / "results").exists()

@@ -1,17 +1,29 @@
-"""Attention track (Shic & Scassellati 2007, IJCV 74(1)): saliency models scored on gaze.
+"""Attention track (Shic & Scassellati 2007, IJCV 73(2)): saliency models scored on gaze.
 
 Stages, one module each:
 
 * :mod:`~psybench.attention.stimuli` -- movies ingested to the model grid, and the
   motion pop-out scene of the paper's Fig. 12 rendered with a planted target;
 * :mod:`~psybench.attention.gaze` -- gaze loaders (CSV, CRCNS eye-1, DIEM, GazeCom),
-  resampling to frames, I-VT filtering, synthetic observers and random controls;
-* :mod:`~psybench.attention.features` -- raw patches, Gaussian pyramid and the
-  extended Itti model (intensity, orientation, motion; appendix A), streamed over time;
-* :mod:`~psybench.attention.evaluate` -- per-individual Fisher tuning, saliency rank
-  percentiles, curves and the groups of Table 1;
+  resampling to frames, I-VT filtering, synthetic observers and the random
+  controls' scanpaths (a package, one module per job);
+* :mod:`~psybench.attention.features` -- the saliency-model interface and the
+  feature maps of any model, streamed over time into a feature store;
+  :mod:`~psybench.attention.families` (raw patches, Gaussian pyramid) and
+  :mod:`~psybench.attention.itti` (extended Itti model: intensity, orientation,
+  motion; appendix A) are the built-in models;
+* :mod:`~psybench.attention.models` -- configured models: Table 1 rows and shared
+  feature stores;
+* :mod:`~psybench.attention.movies` -- a movie's feature maps and gaze, read back;
+* :mod:`~psybench.attention.tuning` -- feature vectors, training points, the
+  train/test frame split and Fisher's discriminant (sec. 4.2, 5.2);
+* :mod:`~psybench.attention.controls` -- the rf/rs/rp random controls (sec. 5.1);
+* :mod:`~psybench.attention.evaluate` -- saliency rank percentiles, curves and the
+  groups of Table 1; :mod:`~psybench.attention.table1` writes them;
+* :mod:`~psybench.attention.figures` -- the response-percentile curves (Fig. 8);
 * :mod:`~psybench.attention.metrics` -- standard saliency metrics (AUC-Judd, AUC-Borji,
-  sAUC, NSS, CC, KL, SIM, information gain).
+  sAUC, NSS, CC, KL, SIM, information gain);
+* :mod:`~psybench.attention.defaults` -- the track's default settings.
 """
 
 BIBTEX = """@article{shic2007behavioral,

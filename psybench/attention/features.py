@@ -1,332 +1,134 @@
-"""Feature maps of the attention models, streamed over time (Shic & Scassellati 2007, 2.2, 5.2, App. A).
+"""Feature maps of the attention models, streamed over time (Shic & Scassellati 2007, sec. 2.2, 5.2).
 
-Each model turns a movie ``frames`` (T, H, W) on the model grid into *base maps*
-``(T, H, W, C)``, one value per channel per grid cell and frame:
+The saliency-model interface
+----------------------------
+A saliency model of the attention track (a *feature family*) is a function ::
 
-* ``raw`` -- C = 1: the luminance itself (section 2.2.1);
-* ``pyramid`` -- C = ``levels`` (3): ``I * G^i``, i = 0..levels-1, the image and its
-  progressively blurred versions at the same resolution (section 2.2.2, Fig. 4);
-* ``itti`` -- C = 3: the normalised conspicuity maps N(I), N(O), N(M) of the extended
-  Itti model (intensity, orientation, motion; section 2.3 and appendix A); no colour
-  (black-and-white input). Their mean is the model's untuned saliency map
-  S = (N(I) + N(O) + N(M)) / 3, the paper's S = 1/4 (...) without the colour term.
+    f(frames, *, **params) -> maps
 
-The feature *vector* of a point (section 5.2) is assembled later
-(:func:`psybench.attention.evaluate.feature_vectors`): the base maps at the
-``L x L`` neighbourhood of the point, at the two past times -100 ms and -300 ms,
-so ND = C x L^2 x 2 (2 L^2 for raw patches, 6 L^2 for pyramid and Itti).
+* ``frames``: ndarray, shape (t, H, W), float32 luminance in [0, 1] on the model
+  grid (40x30 by default): a block of consecutive frames of one movie;
+* ``maps``: ndarray, shape (t, H, W, K), the model's *base maps*, K channels, one
+  sample per input frame, causal (a map of frame i may use frames <= i only);
+* ``params``: keyword-only, each with a default (``psybench models`` lists them;
+  a config entry sets them under ``params``).
+
+A function that needs the frames before its block declares it with an attribute
+``f.history_frames = n``; it is then called as ``f(frames, history=past, **params)``
+with ``past`` the (up to n, H, W) frames preceding the block (``None`` for the
+first block). An optional attribute ``f.channels`` names the K channels (a
+sequence of K names, or a format string such as ``"G{}"``).
+
+psybench's families are registered with
+``@register(name, track="attention", kind="saliency")``: ``raw`` and ``pyramid``
+(:mod:`psybench.attention.families`) and ``itti``
+(:mod:`psybench.attention.itti`). A user's function is named in the config as
+``callable: package.module:function``, without editing psybench. The feature
+*vector* of a point (sec. 5.2) is assembled later
+(:func:`psybench.attention.tuning.feature_vectors`): the base maps in the ``L x L``
+neighbourhood of the point at the two past times -100 ms and -300 ms, so
+ND = K x L^2 x 2; ``L`` belongs to the model's config entry, not to the function
+(:mod:`psybench.attention.models`).
 
 Streaming: :func:`feature_maps` builds a Dask array whose time chunks are computed
-independently, each from its own frames plus the few frames of history the model
-needs (3 for the motion modality's temporal filter; before frame 0 the first frame
-is repeated, i.e. no motion at onset). Memory is bounded by the chunk size, not the
-movie length.
-
-Departures from Itti et al. (1998), forced by running on the 40x30 grid rather than
-a 640x480 input (the paper computes the Itti model at full size, whose output is
-40x30): the dyadic pyramid has ``itti_levels`` (5) levels down to 3x2 cells; centres
-c in {0, 1, 2} and surrounds s = c + {2, 3} capped at the coarsest level; all maps
-are summed at level 0 (the grid) instead of level 4.
+independently, each from its own frames plus the frames of history the model
+declares (3 for the Itti model's motion modality; before frame 0 the Itti model
+repeats the first frame, i.e. no motion at onset). Memory is bounded by the chunk
+size, not the movie length.
 """
 
 from __future__ import annotations
 
 import os
-from functools import partial
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import dask
 import dask.array as da
 import numpy as np
-from scipy import ndimage
 
+from psybench.attention.defaults import CHUNK_FRAMES, LAGS_MS
 from psybench.io.store import ArraySpec, open_store, write_store
+from psybench.registry import get_algorithm, list_algorithms, load_callable
 
-__all__ = [
-    "FEATURE_KINDS",
-    "itti_normalize",
-    "raw_maps",
-    "pyramid_maps",
-    "itti_maps",
-    "feature_maps",
-    "n_channels",
-    "write_feature_store",
-    "DEFAULT_LAGS_MS",
-]
-
-FEATURE_KINDS = ("raw", "pyramid", "itti")
-DEFAULT_LAGS_MS = (100.0, 300.0)
-ORIENTATIONS_DEG = (0.0, 45.0, 90.0, 135.0)
-_ITTI_HISTORY = 3  # frames t-1..t-3 for the causal [1, 2, 1]/4 temporal filter and its difference
+__all__ = ["saliency_function", "channel_names", "feature_maps", "write_feature_store"]
 
 
-def n_channels(kind: str, *, levels: int = 3) -> int:
-    """Number of base-map channels C of a feature kind."""
-    if kind == "raw":
-        return 1
-    if kind == "pyramid":
-        return int(levels)
-    if kind == "itti":
-        return 3
-    raise ValueError(f"feature kind {kind!r} is not one of {FEATURE_KINDS}")
-
-
-# --- Itti's N() ---------------------------------------------------------------------
-def itti_normalize(
-    maps: np.ndarray,
-    *,
-    peak: float = 1.0,
-    threshold: float = 0.1,
-    exclude_global_max: bool = True,
-    neighbourhood: int = 3,
-) -> np.ndarray:
-    """Itti's map normalisation operator N() (Itti, Koch & Niebur 1998, section II).
-
-    For each map (the last two axes; leading axes are independent maps):
-
-    1. clamp at 0 and rescale to [0, ``peak``] (M in the paper; an all-zero map stays 0);
-    2. find the local maxima: cells equal to the maximum of their
-       ``neighbourhood`` x ``neighbourhood`` window and above ``threshold * peak``;
-    3. multiply the map by ``(peak - mbar)^2``, ``mbar`` the mean of the local maxima.
-
-    ``exclude_global_max`` chooses between Itti's text ("the average of all its
-    *other* local maxima": one instance of the global maximum left out, and a map
-    with a single peak is kept as is) and SaliencyToolbox's ``maxNormalizeLocalMax``
-    (global maximum included: a single peak gives mbar = M and the map becomes 0).
+def saliency_function(kind: str | Callable[..., Any]) -> tuple[str, Callable[..., Any]]:
+    """``(name, function)`` of a feature family.
 
     Parameters
     ----------
-    maps : ndarray, shape (..., H, W)
-
-    Returns
-    -------
-    ndarray, same shape, float32
+    kind : str or callable
+        A registered attention saliency model (``"raw"``, ``"pyramid"``, ``"itti"``
+        or a plugin's), a ``"package.module:function"`` path, or the function itself.
     """
-    m = np.maximum(np.asarray(maps, np.float32), 0.0)
-    lead = m.shape[:-2]
-    flat = m.reshape((-1,) + m.shape[-2:])
-    mx = flat.max(axis=(1, 2))
-    scale = np.where(mx > 0, peak / np.where(mx > 0, mx, 1.0), 0.0).astype(np.float32)
-    flat = flat * scale[:, None, None]
-    local = ndimage.maximum_filter(flat, size=(1, neighbourhood, neighbourhood), mode="nearest")
-    is_max = (flat == local) & (flat > threshold * peak)
-    total = np.where(is_max, flat, 0.0).sum(axis=(1, 2))
-    count = is_max.sum(axis=(1, 2)).astype(np.float64)
-    if exclude_global_max:
-        has = (count > 0) & (mx > 0)
-        total = total - np.where(has, peak, 0.0)
-        count = count - has
-    mbar = np.where(count > 0, total / np.maximum(count, 1), 0.0)
-    out = flat * ((peak - mbar) ** 2).astype(np.float32)[:, None, None]
-    return out.reshape(lead + m.shape[-2:]).astype(np.float32)
+    if callable(kind):
+        return f"{kind.__module__}:{kind.__qualname__}", kind
+    if isinstance(kind, str) and ":" in kind:
+        return kind, load_callable(kind, model=kind)
+    known = [a.name for a in list_algorithms("attention")]
+    if kind not in known:
+        raise ValueError(f"feature kind {kind!r} is not one of {known} (the registered attention saliency "
+                         "models) nor a 'package.module:function' path")
+    return kind, get_algorithm(kind).function
 
 
-# --- helpers on (t, h, w) stacks ------------------------------------------------------
-_BINOMIAL5 = np.array([1, 4, 6, 4, 1], np.float32) / 16.0
+def channel_names(func: Callable[..., Any], n: int) -> list[str]:
+    """Names of the ``n`` channels of ``func``'s maps (its ``channels`` attribute, else c0, c1, ...)."""
+    names = getattr(func, "channels", "c{}")
+    if isinstance(names, str):
+        return [names.format(i) for i in range(n)]
+    names = [str(c) for c in names]
+    return names if len(names) == n else [f"c{i}" for i in range(n)]
 
 
-def _pyr_down(stack: np.ndarray) -> np.ndarray:
-    """Burt & Adelson REDUCE: 5-tap binomial blur then keep every other row/column."""
-    b = ndimage.convolve1d(stack, _BINOMIAL5, axis=-1, mode="reflect")
-    b = ndimage.convolve1d(b, _BINOMIAL5, axis=-2, mode="reflect")
-    return b[..., ::2, ::2]
-
-
-def _resize(stack: np.ndarray, shape: tuple[int, int], step: int) -> np.ndarray:
-    """Bilinear upsampling of a pyramid level to a finer level ``step`` = 2^(s - c) times denser.
-
-    REDUCE keeps every other sample, so sample ``j`` of the coarse level sits at
-    fine coordinate ``j * step``; fine cell ``i`` reads coarse coordinate ``i / step``
-    (clipped at the last sample).
-    """
-    t, h, w = stack.shape
-    H, W = shape
-    if (h, w) == (H, W):
-        return stack
-    ys = np.clip(np.arange(H) / step, 0, h - 1)
-    xs = np.clip(np.arange(W) / step, 0, w - 1)
-    y0 = np.floor(ys).astype(int)
-    x0 = np.floor(xs).astype(int)
-    y1 = np.minimum(y0 + 1, h - 1)
-    x1 = np.minimum(x0 + 1, w - 1)
-    fy = (ys - y0).astype(np.float32)[None, :, None]
-    fx = (xs - x0).astype(np.float32)[None, None, :]
-    top = stack[:, y0][:, :, x0] * (1 - fx) + stack[:, y0][:, :, x1] * fx
-    bot = stack[:, y1][:, :, x0] * (1 - fx) + stack[:, y1][:, :, x1] * fx
-    return (top * (1 - fy) + bot * fy).astype(np.float32)
-
-
-def _gabor_pair(theta_deg: float, *, wavelength: float = 4.0, sigma: float = 1.5, size: int = 7):
-    """Even (zero-mean cosine) and odd (sine) Gabor kernels; the odd one is Im{}."""
-    r = size // 2
-    y, x = np.mgrid[-r : r + 1, -r : r + 1].astype(np.float64)
-    th = np.deg2rad(theta_deg)
-    # theta is the orientation of the carrier's wave vector, visual y up
-    u = x * np.cos(th) - y * np.sin(th)
-    env = np.exp(-(x**2 + y**2) / (2 * sigma**2))
-    even = env * np.cos(2 * np.pi * u / wavelength)
-    even -= env * even.sum() / env.sum()  # zero DC: a uniform field gives no response
-    odd = env * np.sin(2 * np.pi * u / wavelength)
-    return even.astype(np.float32), odd.astype(np.float32)
-
-
-def _correlate(stack: np.ndarray, kernel: np.ndarray) -> np.ndarray:
-    return ndimage.correlate(stack, kernel[None], mode="reflect")
-
-
-# --- the three models ---------------------------------------------------------------
-def raw_maps(frames: np.ndarray) -> np.ndarray:
-    """Raw-patch base maps: the luminance, shape (T, H, W, 1)."""
-    return np.asarray(frames, np.float32)[..., None]
-
-
-def pyramid_maps(frames: np.ndarray, *, levels: int = 3, sigma: float = 1.0) -> np.ndarray:
-    """Gaussian-pyramid base maps ``I * G^i``, i = 0..levels-1 (section 2.2.2), shape (T, H, W, levels).
-
-    ``G`` is a Gaussian of standard deviation ``sigma`` grid cells; ``G^i`` is ``i``
-    successive convolutions; all levels keep the grid's resolution (Fig. 4).
-    """
-    if levels < 1:
-        raise ValueError(f"pyramid levels must be >= 1, got {levels!r}")
-    cur = np.asarray(frames, np.float32)
-    out = [cur]
-    for _ in range(levels - 1):
-        cur = ndimage.gaussian_filter(cur, sigma=(0, sigma, sigma), mode="nearest").astype(np.float32)
-        out.append(cur)
-    return np.stack(out, axis=-1)
-
-
-def itti_maps(
-    frames: np.ndarray,
-    *,
-    history: np.ndarray | None = None,
-    levels: int = 5,
-    centres: tuple[int, ...] = (0, 1, 2),
-    deltas: tuple[int, ...] = (2, 3),
-    exclude_global_max: bool = True,
-    threshold: float = 0.1,
-) -> np.ndarray:
-    """Extended Itti model base maps N(I), N(O), N(M), shape (T, H, W, 3).
-
-    Intensity and orientation follow Itti et al. (1998): dyadic pyramid I(sigma);
-    ``I(c, s) = |I(c) - I(s)|`` and ``O(c, s, theta) = |O(c, theta) - O(s, theta)|`` with
-    O the Gabor energy; ``Ibar = (+)_{c,s} N(I(c, s))``,
-    ``Obar = sum_theta N((+)_{c,s} N(O(c, s, theta)))``.
-
-    Motion (appendix A): ``M_t(t, sigma)`` = difference of successive frames after a
-    causal [1, 2, 1]/4 temporal filter; ``M_s = Im{O(t, sigma, theta)}`` (odd Gabor);
-    ``M = M_s * M_t``; ``M+ = sqrt(max(M, 0))``, ``M- = sqrt(max(-M, 0))``;
-    ``M_d = N(M+) + N(M-)``; ``M_o(theta) = (+)_sigma N(M_d(sigma, theta))``;
-    ``Mbar = sum_theta N(M_o(theta))``, theta in {0, 45, 90, 135} deg.
-
-    The three conspicuity maps are returned after a final N(), so their mean is the
-    untuned saliency map.
-
-    Parameters
-    ----------
-    frames : ndarray, shape (T, H, W)
-    history : ndarray, shape (K, H, W), optional
-        The K (>= 3 for exact motion) frames preceding ``frames``; missing history
-        repeats the first frame.
-    levels : int
-        Pyramid levels (0 = the grid).
-    centres, deltas : tuple of int
-        Centre scales c and surround offsets s - c.
-    exclude_global_max, threshold
-        Passed to :func:`itti_normalize`.
-    """
-    frames = np.asarray(frames, np.float32)
-    T, H, W = frames.shape
-    hist = np.zeros((0, H, W), np.float32) if history is None else np.asarray(history, np.float32)
-    hist = hist[-_ITTI_HISTORY:]
-    if len(hist) < _ITTI_HISTORY:
-        first = hist[:1] if len(hist) else frames[:1]
-        hist = np.concatenate([np.repeat(first, _ITTI_HISTORY - len(hist), axis=0), hist])
-    full = np.concatenate([hist, frames])  # (K + T, H, W)
-    N = partial(itti_normalize, exclude_global_max=exclude_global_max, threshold=threshold)
-
-    pyr = [full]
-    for _ in range(levels - 1):
-        pyr.append(_pyr_down(pyr[-1]))
-    K = _ITTI_HISTORY
-    cur = [p[K:] for p in pyr]  # frames of this block, per level
-    pairs = [(c, c + d) for c in centres for d in deltas if c + d < levels and c < levels]
-    if not pairs:
-        raise ValueError(f"itti: no centre-surround pair fits {levels} levels (centres {centres}, deltas {deltas})")
-
-    def across(stacks, lev):
-        """Cross-scale addition at level 0 of maps living at levels ``lev``."""
-        return sum(_resize(s, (H, W), 2**l) for s, l in zip(stacks, lev))
-
-    centre_levels = [c for c, _ in pairs]
-
-    # intensity
-    ibar = across([N(np.abs(cur[c] - _resize(cur[s], cur[c].shape[1:], 2 ** (s - c)))) for c, s in pairs], centre_levels)
-    # orientation and motion share the Gabor responses
-    gabors = [_gabor_pair(th) for th in ORIENTATIONS_DEG]
-    obar = np.zeros((T, H, W), np.float32)
-    mbar = np.zeros((T, H, W), np.float32)
-    for even_k, odd_k in gabors:
-        energy = []
-        md = []
-        for lev, p in enumerate(pyr):
-            re = _correlate(p[K:], even_k)
-            im = _correlate(p[K:], odd_k)
-            energy.append(np.hypot(re, im))
-            # causal temporal smoothing then difference: M_t(t) = f(t) - f(t-1)
-            # f_c(i) = (p[i] + 2 p[i-1] + p[i-2]) / 4 = f[i-2]; M_t(i) = f_c(i) - f_c(i-1), i = K..K+T-1
-            f = (p[2:] + 2 * p[1:-1] + p[:-2]) / 4.0
-            mt = f[K - 2 :] - f[K - 3 : -1]
-            m = im * mt
-            mplus = np.sqrt(np.maximum(m, 0.0))
-            mminus = np.sqrt(np.maximum(-m, 0.0))
-            md.append(N(N(mplus) + N(mminus)))
-        obar += N(across([N(np.abs(energy[c] - _resize(energy[s], energy[c].shape[1:], 2 ** (s - c)))) for c, s in pairs], centre_levels))
-        mbar += N(across(md, range(len(md))))
-    out = np.stack([N(ibar), N(obar), N(mbar)], axis=-1)
-    return out.astype(np.float32)
-
-
-def _block(src: np.ndarray, drop: int, kind: str, params: Mapping[str, Any]) -> np.ndarray:
+def _block(src: np.ndarray, drop: int, name: str, func: Callable[..., Any], params: Mapping[str, Any]) -> np.ndarray:
+    """Maps of ``src[drop:]``, the model reading ``src[:drop]`` as history if it declares some."""
     src = np.asarray(src, np.float32)
-    if kind == "raw":
-        return raw_maps(src[drop:])
-    if kind == "pyramid":
-        return pyramid_maps(src[drop:], **params)
-    return itti_maps(src[drop:], history=src[:drop] if drop else None, **params)
+    if getattr(func, "history_frames", 0):
+        out = func(src[drop:], history=src[:drop] if drop else None, **params)
+    else:
+        out = func(src[drop:], **params)
+    out = np.asarray(out, np.float32)
+    t, H, W = src[drop:].shape
+    if out.ndim != 4 or out.shape[:3] != (t, H, W):
+        raise ValueError(f"saliency model {name!r} returned maps of shape {out.shape} for frames of shape "
+                         f"{(t, H, W)}; expected (t, H, W, K) = ({t}, {H}, {W}, K)")
+    return out
 
 
-def feature_maps(frames, *, kind: str, chunk_frames: int = 64, **params) -> da.Array:
-    """Base maps of a movie as a lazily computed Dask array, shape (T, H, W, C), float32.
+def feature_maps(frames, *, kind: str | Callable[..., Any], chunk_frames: int = CHUNK_FRAMES, **params) -> da.Array:
+    """Base maps of a movie as a lazily computed Dask array, shape (T, H, W, K), float32.
 
     Each chunk of ``chunk_frames`` frames is computed by one task from its frames
-    and the history the model needs (none for raw and pyramid, 3 frames for Itti),
-    so computing the array (e.g. while writing a store) streams over time.
+    and the history the model declares (none for raw and pyramid, 3 frames for
+    Itti), so computing the array (e.g. while writing a store) streams over time.
 
     Parameters
     ----------
     frames : ndarray or dask.array.Array, shape (T, H, W)
-    kind : {'raw', 'pyramid', 'itti'}
+    kind : str or callable
+        The feature family (see :func:`saliency_function`).
     chunk_frames : int
     **params
-        Keyword arguments of :func:`pyramid_maps` or :func:`itti_maps`.
+        Keyword parameters of the family's function.
     """
-    if kind not in FEATURE_KINDS:
-        raise ValueError(f"feature kind {kind!r} is not one of {FEATURE_KINDS}")
+    name, func = saliency_function(kind)
     if chunk_frames < 1:
         raise ValueError(f"chunk_frames must be >= 1, got {chunk_frames!r}")
     frames = frames if isinstance(frames, da.Array) else da.from_array(np.asarray(frames, np.float32), chunks=(chunk_frames, -1, -1))
     if frames.ndim != 3:
         raise ValueError(f"frames must have shape (T, H, W), got {frames.shape}")
     T, H, W = frames.shape
-    C = n_channels(kind, levels=params.get("levels", 3)) if kind == "pyramid" else n_channels(kind)
-    history = _ITTI_HISTORY if kind == "itti" else 0
+    # the channel count K, from the maps of the first frame
+    C = _block(np.asarray(frames[:1]), 0, name, func, dict(params)).shape[-1]
+    history = int(getattr(func, "history_frames", 0))
     blocks = []
     for a in range(0, T, chunk_frames):
         b = min(T, a + chunk_frames)
         lo = max(0, a - history)
-        task = dask.delayed(_block)(frames[lo:b], a - lo, kind, dict(params))
+        task = dask.delayed(_block)(frames[lo:b], a - lo, name, func, dict(params))
         blocks.append(da.from_delayed(task, shape=(b - a, H, W, C), dtype=np.float32))
     return da.concatenate(blocks, axis=0)
 
@@ -335,9 +137,9 @@ def write_feature_store(
     stimulus: str | os.PathLike,
     out: str | os.PathLike,
     *,
-    kind: str,
-    chunk_frames: int = 64,
-    lags_ms: tuple[float, ...] = DEFAULT_LAGS_MS,
+    kind: str | Callable[..., Any],
+    chunk_frames: int = CHUNK_FRAMES,
+    lags_ms: tuple[float, ...] = LAGS_MS,
     num_workers: int | None = None,
     code_hash: str | None = None,
     **params,
@@ -348,16 +150,17 @@ def write_feature_store(
     (kind, parameters, channel names), ``lags_ms`` and the stimulus' ``frames_per_s``,
     ``grid`` and ``source_size``.
     """
+    name, func = saliency_function(kind)
     stim = open_store(stimulus)
     frames = stim["frames"].astype(np.float32)
-    maps = feature_maps(frames, kind=kind, chunk_frames=chunk_frames, **params)
-    names = {"raw": ["I"], "pyramid": [f"G{i}" for i in range(maps.shape[-1])], "itti": ["N(I)", "N(O)", "N(M)"]}[kind]
+    maps = feature_maps(frames, kind=func, chunk_frames=chunk_frames, **params)
+    names = channel_names(func, maps.shape[-1])
     attrs = {
         k: stim.attrs.get(k) for k in ("frames_per_s", "grid", "source_size", "px_per_deg", "stimulus")
     }
     attrs.update(
         {
-            "features": {"kind": kind, "params": dict(params), "channels": names},
+            "features": {"kind": name, "params": dict(params), "channels": names},
             "lags_ms": [float(x) for x in lags_ms],
             "code_hash": code_hash,
         }

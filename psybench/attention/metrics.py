@@ -2,7 +2,7 @@
 
 Definitions follow the MIT saliency benchmark code (cvzoya/saliency; Bylinskii et
 al. 2019, "What do different evaluation metrics tell us about saliency models?"),
-as summarised in ``reference/attention.md``. Per map (one frame):
+Per map (one frame):
 
 * AUC-Judd -- thresholds at the map values of the fixated cells; TP rate = fixated
   cells above, FP rate = other cells above; trapezoid area. Departure: no random
@@ -35,6 +35,17 @@ import numpy as np
 import pandas as pd
 from scipy import ndimage
 
+from psybench.attention.defaults import DENSITY_SIGMA, IN_MEMORY_MB, LAGS_MS, MIN_DIST_FRAC, N_NEGATIVES, N_SPLITS, SEED
+from psybench.attention.movies import load_movies
+from psybench.attention.tuning import (
+    fisher_filter,
+    frame_features,
+    gaze_cells,
+    lag_frames,
+    test_frames,
+    train_frames,
+    training_vectors,
+)
 from psybench.io.tables import write_table
 
 __all__ = [
@@ -95,7 +106,7 @@ def auc_judd(saliency: np.ndarray, fixations: np.ndarray) -> float:
 
 
 def auc_borji(
-    saliency: np.ndarray, fixations: np.ndarray, *, n_splits: int = 100, step: float = 0.1, seed: int = 0
+    saliency: np.ndarray, fixations: np.ndarray, *, n_splits: int = N_SPLITS, step: float = 0.1, seed: int = SEED
 ) -> float:
     """AUC-Borji: uniformly sampled negatives, thresholds in steps of ``step``, mean over splits."""
     s = _unit(saliency).ravel()
@@ -195,7 +206,7 @@ def information_gain(saliency: np.ndarray, fixations: np.ndarray, baseline: np.n
     return float((gain * f).sum() / f.sum())
 
 
-def fixation_density(counts: np.ndarray, *, sigma: float = 1.0) -> np.ndarray:
+def fixation_density(counts: np.ndarray, *, sigma: float = DENSITY_SIGMA) -> np.ndarray:
     """Fixation count map blurred by a Gaussian of ``sigma`` cells (constant-zero border)."""
     return ndimage.gaussian_filter(np.asarray(counts, np.float64), sigma=sigma, mode="constant")
 
@@ -213,9 +224,9 @@ def score_frames(
     maps: np.ndarray,
     counts: np.ndarray,
     *,
-    density_sigma: float = 1.0,
-    n_splits: int = 100,
-    seed: int = 0,
+    density_sigma: float = DENSITY_SIGMA,
+    n_splits: int = N_SPLITS,
+    seed: int = SEED,
 ) -> dict[str, float]:
     """Every metric averaged over frames.
 
@@ -266,68 +277,62 @@ def run_metrics(
     models: Sequence[Mapping[str, Any]],
     pairs: Sequence[tuple[str, str]],
     out: str | os.PathLike,
-    lags_ms: Sequence[float] = (100.0, 300.0),
-    n_negatives: int = 15,
-    min_dist_frac: float = 0.3125,
-    density_sigma: float = 1.0,
-    n_splits: int = 100,
-    seed: int = 0,
+    lags_ms: Sequence[float] = LAGS_MS,
+    n_negatives: int = N_NEGATIVES,
+    min_dist_frac: float = MIN_DIST_FRAC,
+    density_sigma: float = DENSITY_SIGMA,
+    n_splits: int = N_SPLITS,
+    seed: int = SEED,
     in_memory_mb: float | None = None,
 ) -> pd.DataFrame:
     """Metrics of untuned and tuned maps of every model, as a long table.
 
     *Untuned* map of frame t: the equal-weight mean of the model's base-map channels
     at t - 100 ms (for ``itti`` this is the saliency map S). *Tuned* map: the
-    projection on a Fisher filter trained (as in :mod:`~psybench.attention.evaluate`)
-    on the pooled gaze of all observers on the training movie's even frames. Both
+    projection on a Fisher filter trained (:mod:`~psybench.attention.tuning`, as for
+    Table 1) on the pooled gaze of all observers on the training movie's even frames. Both
     are scored on the test frames (odd frames when train == test) against all
     observers' gaze.
 
     Output columns: model, metric, value, direction ('higher'/'lower'), features,
     L, tuning, train, test. ``model`` is ``"<features> L=<L> <tuning>"``.
-    ``in_memory_mb``: see :func:`psybench.attention.evaluate.load_movie` (default
-    :data:`~psybench.attention.evaluate.IN_MEMORY_MB`).
+    ``in_memory_mb``: see :func:`psybench.attention.movies.load_movie` (default
+    :data:`~psybench.attention.defaults.IN_MEMORY_MB`).
     """
-    from psybench.attention import evaluate as ev
-
     rows = []
-    in_memory_mb = ev.IN_MEMORY_MB if in_memory_mb is None else in_memory_mb
-    movies = {m: {k: ev.load_movie(m, p, gaze_tables[m], in_memory_mb=in_memory_mb) for k, p in kinds.items()}
-              for m, kinds in feature_stores.items()}
+    in_memory_mb = IN_MEMORY_MB if in_memory_mb is None else in_memory_mb
+    movies = load_movies(feature_stores, gaze_tables, in_memory_mb=in_memory_mb)
     for model in models:
-        kind, L = model["features"], int(model["L"])
+        features, L = model["features"], int(model["L"])
         for tr, te in pairs:
-            train, test = movies[tr][kind], movies[te][kind]
-            lags = ev.lag_frames(lags_ms, train.frames_per_s)
-            first = max(lags)
-            train_frames = np.arange(first + (first % 2), train.shape[0], 2)
-            test_frames = np.arange(first + 1 - (first % 2), test.shape[0], 2) if te == tr else np.arange(first, test.shape[0])
+            train, test = movies[tr][features], movies[te][features]
+            lags = lag_frames(lags_ms, train.frames_per_s)
+            fit_frames = train_frames(train.shape[0], lags)
+            eval_frames = test_frames(test.shape[0], lags, same_movie=te == tr)
             pos_all, neg_all = [], []
             for i, (subj, g) in enumerate(train.gaze.groupby("subject", sort=True)):
-                pos, neg = ev.sample_training_set(
-                    g, train_frames, source_size=train.source_size, grid_shape=train.shape[1:3],
-                    n_negatives=n_negatives, min_dist_frac=min_dist_frac, seed=seed + i,
-                )
-                pos_all.append(ev.feature_vectors(train.maps, *pos, lags=lags, L=L))
-                neg_all.append(ev.feature_vectors(train.maps, *neg, lags=lags, L=L))
-            w = ev.fisher_filter(np.concatenate(pos_all), np.concatenate(neg_all))
+                Xa, Xo = training_vectors(train, g, fit_frames, lags=lags, L=L, n_negatives=n_negatives,
+                                          min_dist_frac=min_dist_frac, seed=seed + i)
+                pos_all.append(Xa)
+                neg_all.append(Xo)
+            w = fisher_filter(np.concatenate(pos_all), np.concatenate(neg_all))
             T, H, W, C = test.shape
-            counts = np.zeros((len(test_frames), H, W))
+            counts = np.zeros((len(eval_frames), H, W))
             g = test.gaze[test.gaze["valid"].astype(bool)]
-            g = g[g["frame"].isin(test_frames)]
-            r, c = ev.gaze_cells(g["x"].to_numpy(), g["y"].to_numpy(), source_size=test.source_size, grid_shape=(H, W))
-            k = np.searchsorted(test_frames, g["frame"].to_numpy())
+            g = g[g["frame"].isin(eval_frames)]
+            r, c = gaze_cells(g["x"].to_numpy(), g["y"].to_numpy(), source_size=test.source_size, grid_shape=(H, W))
+            k = np.searchsorted(eval_frames, g["frame"].to_numpy())
             np.add.at(counts, (k, r, c), 1)
-            untuned = np.asarray(test.maps[test_frames - lags[0]], np.float64).mean(-1)
+            untuned = np.asarray(test.maps[eval_frames - lags[0]], np.float64).mean(-1)
             tuned = np.concatenate(
-                [ev.frame_features(test.maps, test_frames[a : a + 64], lags=lags, L=L) @ w for a in range(0, len(test_frames), 64)]
-            ).reshape(len(test_frames), H, W)
+                [frame_features(test.maps, eval_frames[a : a + 64], lags=lags, L=L) @ w for a in range(0, len(eval_frames), 64)]
+            ).reshape(len(eval_frames), H, W)
             for tuning, maps in (("untuned", untuned), ("tuned", tuned)):
                 scores = score_frames(maps, counts, density_sigma=density_sigma, n_splits=n_splits, seed=seed)
                 for metric, value in scores.items():
                     rows.append({
-                        "model": f"{kind} L={L} {tuning}", "metric": metric, "value": value,
-                        "direction": METRIC_DIRECTIONS[metric], "features": kind, "L": L,
+                        "model": f"{features} L={L} {tuning}", "metric": metric, "value": value,
+                        "direction": METRIC_DIRECTIONS[metric], "features": features, "L": L,
                         "tuning": tuning, "train": tr, "test": te,
                     })
     table = pd.DataFrame(rows)

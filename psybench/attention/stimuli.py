@@ -22,12 +22,13 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping, Sequence
 
 import dask.array as da
 import numpy as np
 import zarr
 
+from psybench.attention.defaults import GRID
 from psybench.io.store import ArraySpec, write_store
 
 __all__ = [
@@ -37,10 +38,9 @@ __all__ = [
     "render_popout",
     "write_popout_store",
     "read_stimulus",
-    "DEFAULT_GRID",
+    "write_movie_store",
 ]
 
-DEFAULT_GRID = (40, 30)
 #: px/deg of a 640 px wide, 48.3 cm (diagonal) screen seen from 63.5 cm (paper, section 5.1).
 PAPER_PX_PER_DEG = 18.4
 
@@ -63,7 +63,7 @@ def ingest_movie(
     path: str | os.PathLike,
     out: str | os.PathLike,
     *,
-    grid: tuple[int, int] = DEFAULT_GRID,
+    grid: tuple[int, int] = GRID,
     chunk_frames: int = 256,
     max_frames: int | None = None,
     frames_per_s: float | None = None,
@@ -208,7 +208,7 @@ def _place(rng, n, size, box, min_gap):
 def render_popout(
     *,
     n_frames: int = 600,
-    grid: tuple[int, int] = DEFAULT_GRID,
+    grid: tuple[int, int] = GRID,
     source_size: tuple[int, int] = (640, 480),
     frames_per_s: float = 10.0,
     seed: int = 0,
@@ -377,3 +377,19 @@ def read_stimulus(path: str | os.PathLike):
         if key not in store.attrs:
             raise ValueError(f"stimulus store {path} lacks attribute {key!r}: not an attention stimulus")
     return store
+
+
+def write_movie_store(movie: str, spec: Mapping[str, Any], out: str | os.PathLike, *, grid: Sequence[int] = GRID,
+                      chunk_frames: int = 256) -> Path:
+    """Render (``popout``) or ingest (``file``) the configured movie ``movie`` (its ``spec``) to ``out``."""
+    if "popout" in spec and "file" in spec:
+        raise ValueError(f"attention.movies.{movie}: give either 'popout' or 'file', not both")
+    if "popout" in spec:
+        return write_popout_store(out, grid=tuple(grid), **dict(spec["popout"] or {}))
+    if "file" in spec:
+        return ingest_movie(
+            spec["file"], out, grid=tuple(grid), chunk_frames=chunk_frames,
+            frames_per_s=spec.get("frames_per_s"), px_per_deg=spec.get("px_per_deg"),
+            max_frames=spec.get("max_frames"),
+        )
+    raise ValueError(f"attention.movies.{movie}: needs a 'popout' or a 'file' entry")

@@ -1,0 +1,129 @@
+"""The random controls of Table 1 and their trajectories (Shic & Scassellati 2007, sec. 5.1).
+
+Three categories of filters, each tested on every human like the humans' own filters:
+
+* ``rf`` -- random filters, directions w ~ N(0, I) (no training);
+* ``rs`` -- Fisher filters trained on random-saccade scanpaths
+  (:func:`psybench.attention.gaze.random_saccade_scanpaths`);
+* ``rp`` -- Fisher filters trained on random-physiological scanpaths
+  (:func:`psybench.attention.gaze.random_physiological_scanpaths`).
+
+``n_sets`` (5) synthetic sets per random category; a set is one parameter setting
+(jump rate for RS, spill fraction for RP) holding ``n_per_set`` scanpaths (default:
+as many as there are humans).
+"""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from psybench.attention.defaults import LAGS_MS, MIN_DIST_FRAC, N_NEGATIVES, N_SETS, SCATTER, SEED
+from psybench.attention.gaze.synthetic import random_physiological_scanpaths, random_saccade_scanpaths
+from psybench.attention.movies import MovieData
+from psybench.attention.tuning import lag_frames, train_filter, train_frames
+
+__all__ = ["RS_JUMP_RATES_HZ", "RP_SPILLS", "control_scanpaths", "control_filters", "movie_control_filters"]
+
+#: Jump rates (per second) of the five random-saccade sets: they span human saccade
+#: rates (about 3 per second) from slow to fast scanning.
+RS_JUMP_RATES_HZ = (1.0, 2.0, 3.0, 4.0, 5.0)
+RP_SPILLS = (0.01, 0.02, 0.05, 0.1, 0.2)
+
+
+def control_scanpaths(
+    movie: MovieData,
+    humans: pd.DataFrame,
+    *,
+    n_sets: int = N_SETS,
+    n_per_set: int | None = None,
+    seed: int = SEED,
+) -> dict[str, list[pd.DataFrame]]:
+    """The synthetic trajectories of the random controls (sec. 5.1): {'rs': [...], 'rp': [...]}.
+
+    One per-frame gaze table per set. RS sets vary the jump rate over
+    :data:`RS_JUMP_RATES_HZ` (per-frame probability ``rate / frames_per_s``, so a set
+    means the same at any frame rate), RP sets the spill fraction over
+    :data:`RP_SPILLS` (both cycled when ``n_sets`` > 5); RP draws its statistics from
+    the human per-frame tracks of ``movie``. They depend on the movie only, not on
+    the features, so :func:`psybench.attention.evaluate.evaluate` draws them once per training movie.
+    """
+    subjects = sorted(humans["subject"].unique())
+    n_per_set = n_per_set or len(subjects)
+    T = movie.shape[0]
+    tracks = [humans[humans["subject"] == s].sort_values("frame")[["x", "y"]].to_numpy(float) for s in subjects]
+    out: dict[str, list[pd.DataFrame]] = {"rs": [], "rp": []}
+    for k in range(n_sets):
+        rate = RS_JUMP_RATES_HZ[k % len(RS_JUMP_RATES_HZ)]
+        out["rs"].append(random_saccade_scanpaths(
+            T, source_size=movie.source_size, frames_per_s=movie.frames_per_s, seed=seed * 1000 + 100 + k,
+            n=n_per_set, jump_prob=min(1.0, rate / movie.frames_per_s), movie=movie.name, subject_prefix=f"rs{k}_",
+        ))
+        out["rp"].append(random_physiological_scanpaths(
+            tracks, T, source_size=movie.source_size, frames_per_s=movie.frames_per_s, seed=seed * 1000 + 200 + k,
+            n=n_per_set, spill=RP_SPILLS[k % len(RP_SPILLS)], movie=movie.name, subject_prefix=f"rp{k}_",
+        ))
+    return out
+
+
+def control_filters(
+    movie: MovieData,
+    humans: pd.DataFrame,
+    frames,
+    *,
+    lags,
+    L: int,
+    n_sets: int = N_SETS,
+    n_per_set: int | None = None,
+    n_negatives: int = N_NEGATIVES,
+    min_dist_frac: float = MIN_DIST_FRAC,
+    seed: int = SEED,
+    scatter: str = SCATTER,
+    scanpaths: Mapping[str, Sequence[pd.DataFrame]] | None = None,
+) -> dict[str, list[np.ndarray]]:
+    """Filters of the random controls (sec. 5.1): {'rf': [...], 'rs': [...], 'rp': [...]}.
+
+    RF: ``n_sets x n_per_set`` directions w ~ N(0, I). RS and RP: one Fisher filter
+    per trajectory of :func:`control_scanpaths` (pass ``scanpaths`` to reuse them),
+    trained exactly as the humans' filters.
+    """
+    subjects = sorted(humans["subject"].unique())
+    n_per_set = n_per_set or len(subjects)
+    C = movie.shape[-1]
+    D = C * L * L * len(lags)
+    rng = np.random.default_rng([seed, 1])
+    out: dict[str, list[np.ndarray]] = {"rf": [], "rs": [], "rp": []}
+    for k in range(n_sets * n_per_set):
+        w = rng.normal(size=D)
+        out["rf"].append(w / np.linalg.norm(w))
+    if scanpaths is None:
+        scanpaths = control_scanpaths(movie, humans, n_sets=n_sets, n_per_set=n_per_set, seed=seed)
+    for name in ("rs", "rp"):
+        for k, table in enumerate(scanpaths[name]):
+            for j, (subj, g) in enumerate(table.groupby("subject", sort=True)):
+                out[name].append(
+                    train_filter(movie, g, frames, lags=lags, L=L, n_negatives=n_negatives,
+                                 min_dist_frac=min_dist_frac, seed=seed * 7919 + 31 * k + j + (0 if name == "rs" else 17),
+                                 scatter=scatter)
+                )
+    return out
+
+
+def movie_control_filters(
+    train: MovieData,
+    *,
+    L: int,
+    lags_ms: Sequence[float] = LAGS_MS,
+    scanpaths: Mapping[str, Sequence[pd.DataFrame]] | None = None,
+    **settings,
+) -> dict[str, list[np.ndarray]]:
+    """:func:`control_filters` of a training movie on its training frames (every even frame with history).
+
+    ``settings``: n_sets, n_per_set, n_negatives, min_dist_frac, seed, scatter.
+    """
+    lags = lag_frames(lags_ms, train.frames_per_s)
+    return control_filters(train, train.gaze, train_frames(train.shape[0], lags), lags=lags, L=L,
+                           scanpaths=scanpaths, **settings)
+

@@ -1,0 +1,38 @@
+"""Gaze data of the attention track, one module per job.
+
+* :mod:`~psybench.attention.gaze.columns` -- the raw-sample and per-frame tables;
+* :mod:`~psybench.attention.gaze.loaders` -- CSV, CRCNS eye-1, DIEM and GazeCom files;
+* :mod:`~psybench.attention.gaze.frames` -- I-VT saccade filtering and resampling to frames;
+* :mod:`~psybench.attention.gaze.synthetic` -- synthetic observers and the random
+  controls' scanpaths (Shic & Scassellati 2007, sec. 5.1);
+* :mod:`~psybench.attention.gaze.movie_table` -- the gaze stage of a configured movie.
+
+The public names of these modules are importable from this package.
+"""
+
+from psybench.attention.gaze.columns import FRAME_COLUMNS, SAMPLE_COLUMNS
+from psybench.attention.gaze.frames import ivt_filter, resample_to_frames
+from psybench.attention.gaze.loaders import GazeFormatError, load_crcns, load_csv, load_diem, load_gaze, load_gazecom
+from psybench.attention.gaze.movie_table import write_gaze_table
+from psybench.attention.gaze.synthetic import (
+    random_physiological_scanpaths,
+    random_saccade_scanpaths,
+    synthetic_observers,
+)
+
+__all__ = [
+    "GazeFormatError",
+    "SAMPLE_COLUMNS",
+    "FRAME_COLUMNS",
+    "load_csv",
+    "load_crcns",
+    "load_diem",
+    "load_gazecom",
+    "load_gaze",
+    "ivt_filter",
+    "resample_to_frames",
+    "synthetic_observers",
+    "random_saccade_scanpaths",
+    "random_physiological_scanpaths",
+    "write_gaze_table",
+]

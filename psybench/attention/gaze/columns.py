@@ -1,0 +1,51 @@
+"""The two gaze tables every gaze module builds: raw samples and the per-frame table.
+
+Raw samples (what the loaders and the synthetic observers return) have columns
+:data:`SAMPLE_COLUMNS`: time in ms from movie onset, position in source pixels of
+the movie (x rightwards, y downwards). The tidy per-frame table
+(:func:`psybench.attention.gaze.frames.resample_to_frames`) has :data:`FRAME_COLUMNS`,
+one row per subject and frame (``t_ms`` = frame onset).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["SAMPLE_COLUMNS", "FRAME_COLUMNS", "sample_table", "frame_table"]
+
+SAMPLE_COLUMNS = ["subject", "movie", "t_ms", "x", "y", "valid"]
+FRAME_COLUMNS = ["subject", "movie", "frame", "t_ms", "x", "y", "valid"]
+
+
+def sample_table(subject, movie, t_ms, x, y, valid) -> pd.DataFrame:
+    """Raw samples of one subject (or one subject per sample) as :data:`SAMPLE_COLUMNS`; non-finite positions are invalid."""
+    n = len(t_ms)
+    df = pd.DataFrame(
+        {
+            "subject": [str(subject)] * n if isinstance(subject, str) else [str(s) for s in subject],
+            "movie": [str(movie)] * n,
+            "t_ms": np.asarray(t_ms, float),
+            "x": np.asarray(x, float),
+            "y": np.asarray(y, float),
+            "valid": np.asarray(valid, bool),
+        }
+    )
+    df.loc[~np.isfinite(df["x"]) | ~np.isfinite(df["y"]), "valid"] = False
+    return df[SAMPLE_COLUMNS]
+
+
+def frame_table(subject, movie, xy, frames_per_s) -> pd.DataFrame:
+    """Per-frame table (:data:`FRAME_COLUMNS`) of one trajectory ``xy`` (n_frames, 2), every frame valid."""
+    n = len(xy)
+    return pd.DataFrame(
+        {
+            "subject": subject,
+            "movie": movie,
+            "frame": np.arange(n),
+            "t_ms": np.arange(n) * 1000.0 / frames_per_s,
+            "x": xy[:, 0],
+            "y": xy[:, 1],
+            "valid": True,
+        }
+    )[FRAME_COLUMNS]

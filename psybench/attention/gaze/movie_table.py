@@ -1,0 +1,66 @@
+"""The gaze stage of a configured movie: synthetic observers or recorded files, to a per-frame table."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+from psybench.attention.defaults import IVT_THRESHOLD_DEG_S
+from psybench.attention.gaze.frames import ivt_filter, resample_to_frames
+from psybench.attention.gaze.loaders import load_gaze
+from psybench.attention.gaze.synthetic import synthetic_observers
+from psybench.io.store import open_store
+from psybench.io.tables import write_table
+
+__all__ = ["write_gaze_table"]
+
+
+def write_gaze_table(movie: str, spec: Mapping[str, Any], stimulus: str | os.PathLike, out: str | os.PathLike) -> pd.DataFrame:
+    """Per-frame gaze table of ``movie``: synthetic observers (``observers``) or loaded files (``gaze``).
+
+    Parameters
+    ----------
+    movie : str
+        The movie's name (``attention.movies.<movie>`` in the config).
+    spec : mapping
+        Its config entry: ``observers`` (the pop-out scene's synthetic observers) or
+        ``gaze`` (file or files) with ``gaze_format``, and optionally ``ivt``.
+    stimulus : path-like
+        The movie's stimulus store (frame rate, frame count, planted objects).
+    out : path-like
+        The ``.csv`` table to write (with its ``.parquet`` sibling).
+    """
+    store = open_store(stimulus)
+    fps = float(store.attrs["frames_per_s"])
+    n_frames = int(store["frames"].shape[0])
+    if "observers" in spec:
+        if "target_xy" not in store.arrays:
+            raise ValueError(f"attention.movies.{movie}.observers needs a rendered popout movie (with a planted target)")
+        obs = dict(spec["observers"])
+        if "p_target" not in obs:
+            raise ValueError(f"attention.movies.{movie}.observers lacks 'p_target' (one preference per observer)")
+        samples = synthetic_observers(
+            np.asarray(store["target_xy"]), np.asarray(store["lure_xy"]),
+            frames_per_s=fps, source_size=tuple(store.attrs["source_size"]), movie=movie, **obs,
+        )
+    elif "gaze" in spec:
+        files = spec["gaze"] if isinstance(spec["gaze"], (list, tuple)) else [spec["gaze"]]
+        if not files:
+            raise ValueError(f"attention.movies.{movie}.gaze lists no file")
+        fmt = spec.get("gaze_format", "auto")
+        samples = pd.concat([load_gaze(f, fmt=fmt) for f in files], ignore_index=True)
+        samples["movie"] = movie
+    else:
+        raise ValueError(f"attention.movies.{movie}: needs 'observers' (synthetic) or 'gaze' (files)")
+    ivt = spec.get("ivt") or {}
+    if ivt.get("enabled", False):
+        ppd = ivt.get("px_per_deg") or store.attrs.get("px_per_deg")
+        if not ppd:
+            raise ValueError(f"attention.movies.{movie}.ivt: px_per_deg is unknown; set ivt.px_per_deg")
+        samples = ivt_filter(samples, px_per_deg=float(ppd), threshold_deg_s=float(ivt.get("threshold_deg_s", IVT_THRESHOLD_DEG_S)))
+    table = resample_to_frames(samples, frames_per_s=fps, n_frames=n_frames, movie=movie)
+    write_table(table, out)
+    return table

@@ -1,0 +1,97 @@
+"""Configured attention models: the rows of Table 1 and the feature stores they share.
+
+An entry of ``attention.models`` has the shape every track uses, plus ``L``::
+
+    models:
+      - {name: raw, algorithm: raw, L: [1, 5]}
+      - {name: pyramid, algorithm: pyramid, params: {levels: 3, sigma: 1.0}, L: [1, 3]}
+      - {name: mine, callable: "mypackage.saliency:maps", params: {...}, L: 3}
+
+* ``name`` labels the model in the tables (the ``features`` column of
+  ``table1.csv`` and ``curves.csv``, ``"<name> L=<L> <tuning>"`` in
+  ``metrics.csv``);
+* ``algorithm`` (a registered feature family: raw, pyramid, itti) or ``callable``
+  (``package.module:function``, the interface of :mod:`psybench.attention.features`)
+  and its keyword ``params``;
+* ``L``: the neighbourhood side(s) of the feature vector (Shic & Scassellati
+  2007, sec. 5.2), one Table 1 row per value. It sits next to ``params`` because
+  the Fisher tuning reads it, not the feature function.
+
+Every model is resolved by :func:`psybench.config.track_models`. Models with the
+same family and parameters share one feature store per movie, named by
+:func:`feature_key`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Mapping
+
+from psybench.config import ConfigError, track_models
+from psybench.provenance import params_hash
+from psybench.registry import ModelSpec
+
+__all__ = ["MODEL_SHAPE", "SaliencyModel", "feature_key", "saliency_models", "pair_movies"]
+
+MODEL_SHAPE = ("models: [{name: NAME, algorithm: raw | pyramid | itti | callable: 'package.module:function', "
+               "params: {...}, L: [1, 3]}]")
+
+
+def feature_key(spec: ModelSpec) -> str:
+    """Name of the feature store of a model: its family, plus a parameter hash when they are not the defaults.
+
+    ``raw``, ``pyramid``, ``itti`` for the built-ins with default parameters;
+    ``package.module.function`` for a user callable; ``<family>-<8 hex digits>``
+    otherwise. Models with equal family and parameters get the same key.
+    """
+    base = spec.algorithm.name.replace(":", ".")
+    params = params_hash(dict(spec.params))
+    if params == params_hash(dict(spec.algorithm.defaults)):
+        return base
+    return f"{base}-{params[:8]}"
+
+
+@dataclasses.dataclass(frozen=True)
+class SaliencyModel:
+    """One configured attention model: its label, resolved feature family, and L values."""
+
+    name: str
+    spec: ModelSpec
+    L: tuple[int, ...]
+
+    @property
+    def features(self) -> str:
+        """Key of the feature store (see :func:`feature_key`)."""
+        return feature_key(self.spec)
+
+    @property
+    def family(self) -> str:
+        """The registered algorithm name or the ``package.module:function`` path."""
+        return self.spec.algorithm.name
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One Table 1 model row ``{"features": name, "L": L}`` per L."""
+        return [{"features": self.name, "L": L} for L in self.L]
+
+
+def saliency_models(config: Mapping[str, Any]) -> list[SaliencyModel]:
+    """Resolve ``attention.models`` of a validated config, in order; errors name the key and show the shape."""
+    specs = track_models(config, "attention")
+    out = []
+    for i, entry in enumerate(config["attention"].get("models", [])):
+        where = f"config key attention.models[{i}]"
+        L = entry.get("L")
+        values = L if isinstance(L, list) else [L]
+        if not values or any(isinstance(v, bool) or not isinstance(v, int) or v < 1 or v % 2 == 0 for v in values):
+            raise ConfigError(f"{where}.L: {L!r} is not a positive odd integer or a list of them; write {MODEL_SHAPE}")
+        out.append(SaliencyModel(name=entry["name"], spec=specs[entry["name"]], L=tuple(values)))
+    return out
+
+
+def pair_movies(section: Mapping[str, Any]) -> list[str]:
+    """Movie names used by the (train, test) ``pairs`` of the ``attention`` section, sorted."""
+    movies = sorted({m for pair in section.get("pairs", []) for m in pair})
+    unknown = [m for m in movies if m not in (section.get("movies") or {})]
+    if unknown:
+        raise ConfigError(f"config key attention.pairs: movie(s) {unknown} missing from attention.movies")
+    return movies
