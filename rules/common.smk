@@ -1,6 +1,6 @@
 # Config validation, wildcard constraints, code hashes and every input/params function.
 from psybench.config import track_models, validate_config
-from psybench.io.store import quarantine_damaged
+from psybench.io.integrity import quarantine_damaged
 from psybench.provenance import code_hash, params_hash
 from psybench.stimuli.motion import stimulus_set
 

@@ -1,0 +1,199 @@
+"""Store integrity: the manifest every store carries, its verification, and quarantine.
+
+A complete store's group attributes hold a ``psybench`` manifest (see
+:mod:`psybench.io.store`) listing each array's shape, layout and the SHA-256 of its
+C-order data, digested per storage chunk (or shard) in order. :func:`verify_store`
+checks a store against it; :func:`quarantine_damaged` moves damaged stores aside
+before Snakemake plans, so that they are rebuilt.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import dask
+import dask.array as da
+import numpy as np
+import zarr
+
+__all__ = ["StoreError", "MANIFEST_KEY", "FORMAT_VERSION", "verify_store", "quarantine_damaged", "digest_block",
+           "combine_digests", "open_group"]
+
+MANIFEST_KEY = "psybench"
+FORMAT_VERSION = 1
+
+
+class StoreError(RuntimeError):
+    """A store is missing, incomplete or corrupted; the message names its path."""
+
+
+def digest_block(block: np.ndarray) -> str:
+    return hashlib.sha256(np.ascontiguousarray(block).tobytes()).hexdigest()
+
+
+def combine_digests(digests: Sequence[str]) -> str:
+    h = hashlib.sha256()
+    for d in digests:
+        h.update(d.encode())
+    return h.hexdigest()
+
+
+def open_group(path: Path) -> zarr.Group:
+    if not path.exists():
+        raise StoreError(f"store {path} does not exist")
+    if not (path / "zarr.json").is_file():
+        raise StoreError(f"{path} is not a Zarr v3 store (no zarr.json): it may be truncated; delete it and rerun")
+    try:
+        return zarr.open_group(str(path), mode="r", zarr_format=3)
+    except Exception as exc:  # zarr raises several types for bad metadata
+        raise StoreError(f"store {path} cannot be opened ({exc}); delete it and rerun") from exc
+
+
+def _expected_chunk_files(meta: Mapping[str, Any]) -> int:
+    unit = meta.get("shards") or meta["chunks"]
+    return int(np.prod([-(-s // c) for s, c in zip(meta["shape"], unit)], dtype=np.int64)) if meta["shape"] else 1
+
+
+def verify_store(path: str | os.PathLike, *, deep: bool | Sequence[str] = False) -> dict[str, Any]:
+    """Check that a store is complete and, with ``deep``, that its data are unchanged.
+
+    Parameters
+    ----------
+    path : path-like
+    deep : bool or sequence of str
+        Re-read every chunk and compare the SHA-256 digest with the manifest:
+        for every array (``True``) or for the named arrays only (what a consumer
+        reads), since a flipped byte can still decode to wrong values.
+
+    Returns
+    -------
+    dict
+        The manifest.
+
+    Raises
+    ------
+    StoreError
+        Naming the store and what is wrong (missing manifest, missing array,
+        missing chunk file, shape or digest mismatch).
+    """
+    path = Path(path)
+    group = open_group(path)
+    manifest = group.attrs.get(MANIFEST_KEY)
+    if not manifest or not manifest.get("complete"):
+        raise StoreError(f"store {path} is incomplete (no psybench manifest): it was not written to the end")
+    for name, meta in manifest["arrays"].items():
+        if name not in group:
+            raise StoreError(f"store {path} lacks array {name!r} listed in its manifest")
+        arr = group[name]
+        if list(arr.shape) != list(meta["shape"]):
+            raise StoreError(f"store {path}: array {name!r} has shape {arr.shape}, manifest says {meta['shape']}")
+        chunk_dir = path / name / "c"
+        n_files = sum(1 for p in chunk_dir.rglob("*") if p.is_file()) if chunk_dir.exists() else 0
+        expected = _expected_chunk_files(meta)
+        if np.prod(meta["shape"]) > 0 and n_files != expected:
+            raise StoreError(
+                f"store {path}: array {name!r} has {n_files} chunk files, expected {expected}: truncated"
+            )
+        if deep is True or (not isinstance(deep, bool) and name in deep):
+            unit = tuple(meta.get("shards") or meta["chunks"])
+            darr = da.from_zarr(arr, chunks=unit)
+            try:
+                digests = dask.compute(*[dask.delayed(digest_block)(b) for b in darr.to_delayed().ravel()])
+            except Exception as exc:
+                raise StoreError(f"store {path}: array {name!r} cannot be decoded ({exc})") from exc
+            if combine_digests(digests) != meta.get("sha256"):
+                raise StoreError(f"store {path}: array {name!r} does not match its checksum: corrupted")
+    return manifest
+
+
+def _is_store_dir(path: Path) -> bool:
+    return path.suffix == ".zarr" and ".tmp-" not in path.name and ".old-" not in path.name
+
+
+def _count_files(path: Path) -> int:
+    n = 0
+    stack = [path]
+    while stack:
+        with os.scandir(stack.pop()) as it:
+            for e in it:
+                if e.is_dir(follow_symlinks=True):
+                    stack.append(Path(e.path))
+                else:
+                    n += 1
+    return n
+
+
+def _quick_verify(path: Path) -> None:
+    """The structural part of :func:`verify_store`, from the JSON metadata alone (fast).
+
+    Checks the group's ``zarr.json`` and manifest, each listed array's metadata and
+    its number of chunk files; raises :class:`StoreError` naming what is wrong.
+    """
+    meta_file = path / "zarr.json"
+    try:
+        meta = json.loads(meta_file.read_text())
+    except FileNotFoundError:
+        raise StoreError(f"{path} is not a Zarr v3 store (no zarr.json): it may be truncated") from None
+    except (OSError, ValueError) as exc:
+        raise StoreError(f"store {path}: unreadable zarr.json ({exc})") from None
+    manifest = (meta.get("attributes") or {}).get(MANIFEST_KEY)
+    if not manifest or not manifest.get("complete"):
+        raise StoreError(f"store {path} is incomplete (no psybench manifest): it was not written to the end")
+    for name, arr in manifest["arrays"].items():
+        try:
+            shape = json.loads((path / name / "zarr.json").read_text())["shape"]
+        except (OSError, ValueError, KeyError):
+            raise StoreError(f"store {path} lacks array {name!r} listed in its manifest") from None
+        if list(shape) != list(arr["shape"]):
+            raise StoreError(f"store {path}: array {name!r} has shape {shape}, manifest says {arr['shape']}")
+        chunk_dir = path / name / "c"
+        n_files = _count_files(chunk_dir) if chunk_dir.is_dir() else 0
+        expected = _expected_chunk_files(arr)
+        if np.prod(arr["shape"]) > 0 and n_files != expected:
+            raise StoreError(f"store {path}: array {name!r} has {n_files} chunk files, expected {expected}: truncated")
+
+
+def quarantine_damaged(root: str | os.PathLike, *, dest: str | os.PathLike | None = None) -> list[tuple[Path, str]]:
+    """Move every damaged store below ``root`` aside, so that a rerun rebuilds it.
+
+    Snakemake treats a directory output as up to date whatever its contents. Run
+    before the workflow is planned, this structural check (:func:`verify_store`
+    without ``deep``, about a millisecond per store) finds stores that are
+    truncated, half-written or lack their manifest, and moves each to ``dest``
+    (default ``<root>/.damaged``), where it can be inspected; Snakemake then sees
+    the output missing and rebuilds it and everything downstream.
+
+    Returns
+    -------
+    list of (path, reason)
+        The stores moved aside and why.
+    """
+    root = Path(root)
+    dest = Path(dest) if dest is not None else root / ".damaged"
+    moved: list[tuple[Path, str]] = []
+    if not root.is_dir():
+        return moved
+    for dirpath, dirnames, _ in os.walk(root):
+        here = Path(dirpath)
+        if here == dest or dest in here.parents:
+            dirnames[:] = []
+            continue
+        stores = [d for d in dirnames if _is_store_dir(here / d)]
+        dirnames[:] = [d for d in dirnames if not d.endswith(".zarr") and ".zarr." not in d and d != dest.name]
+        for d in stores:
+            p = here / d
+            try:
+                _quick_verify(p)
+            except StoreError as exc:
+                target = dest / p.relative_to(root)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                if target.exists():
+                    shutil.rmtree(target)
+                os.replace(p, target)
+                moved.append((p, str(exc)))
+    return moved
