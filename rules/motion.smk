@@ -1,7 +1,105 @@
-# Motion track (Motion Psychobench, RR-7317): stimuli -> responses -> readouts -> scores.
+# Motion track (Tlapale et al. 2010, Motion Psychobench, RR-7317): stimuli -> responses
+# -> readouts -> scores -> Table 1 (+ figures). Outputs under results/ (paths unchanged).
+from psybench.config import ConfigError
+from psybench.motion import EXPERIMENTS as MOTION_EXPERIMENTS
+from psybench.motion.display import Display
+from psybench.motion.stimuli import stimulus_set
+
+MOTION_ON = "motion" in config["tracks"]
 
 
-rule stimuli_render:
+def _motion_stimuli():
+    """The stimulus set, built once; a stimulus that leaves the display fails here, before any job."""
+    if not MOTION_ON:
+        return {}
+    try:
+        return stimulus_set(config["motion"], display=Display.from_config(config["display"]))
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+
+
+MOTION_STIMULI = _motion_stimuli()
+# Each model entry resolved once, here (psybench.config.track_models); rules pass on
+# its description (spec.to_attrs(): algorithm, kind, parameters with defaults, hash).
+MOTION_MODELS = track_models(config, "motion") if MOTION_ON else {}
+
+# Code hashes of the motion stages (see CODE in common.smk).
+MOTION_CODE = {
+    "stimuli": code_hash(["psybench.motion.stimuli", "psybench.motion.display", "psybench.io"]),
+    "readouts": code_hash(
+        ["psybench.motion.readouts", "psybench.motion.population", "psybench.motion.display", "psybench.io"]
+    ),
+    "scores": code_hash(
+        ["psybench.motion.scores", "psybench.motion.criteria", "psybench.motion.fits", "psybench.motion.literature", "psybench.io"]
+    ),
+    "table1": code_hash(["psybench.motion.table1", "psybench.aggregate.pareto", "psybench.io"]),
+    "figures": code_hash(["psybench.motion.figures"]),
+}
+
+
+# input and params functions
+def get_motion_targets():
+    """Final motion outputs, for the main `rule all`."""
+    targets = [
+        "results/aggregate/motion_table1.csv",
+        "results/aggregate/motion_table1.md",
+        "results/aggregate/motion_pareto.csv",
+        "results/figures/motion/stimuli.png",
+        "results/figures/motion/barberpole_directions.png",
+    ]
+    targets += expand("results/figures/motion/{model}_direction_error.png", model=MOTION_MODELS)
+    targets += expand("results/figures/motion/{model}_flow.png", model=MOTION_MODELS)
+    return targets
+
+
+def get_motion_score_inputs():
+    """The motion result files scripts/aggregate_scores.py reads, by name."""
+    return {
+        "motion_table1": "results/aggregate/motion_table1.csv",
+        "motion_fits": expand("results/fits/motion/{model}.csv", model=MOTION_MODELS),
+    }
+
+
+def get_display():
+    return dict(config["display"])
+
+
+def get_stimulus_spec(wildcards):
+    return MOTION_STIMULI[wildcards.stimulus]
+
+
+def get_model_description(wildcards):
+    """The resolved model: name, algorithm (or callable path), kind, parameters with defaults."""
+    return MOTION_MODELS[wildcards.model].to_attrs()
+
+
+def get_model_code_hash(wildcards):
+    """Hash of the runner and of the model's own code (its whole package for a split one, e.g. flow/)."""
+    module = MOTION_MODELS[wildcards.model].algorithm.function.__module__
+    package = module.rpartition(".")[0]
+    if package.startswith("psybench.motion.models."):
+        module = package
+    return code_hash(["psybench.motion.responses", "psybench.registry", "psybench.motion.population", "psybench.io", module])
+
+
+def get_model_responses(wildcards):
+    return expand("results/responses/{model}/{stimulus}.zarr", model=wildcards.model, stimulus=MOTION_STIMULI)
+
+
+def get_model_readouts(wildcards):
+    return expand("results/readouts/{model}/{stimulus}.zarr", model=wildcards.model, stimulus=MOTION_STIMULI)
+
+
+def get_flow_figure_responses(wildcards):
+    """One response per experiment family, for the flow-field figure."""
+    firsts = {}
+    for name, spec in MOTION_STIMULI.items():
+        firsts.setdefault(spec["family"], name)
+    return expand("results/responses/{model}/{stimulus}.zarr", model=wildcards.model, stimulus=firsts.values())
+
+
+
+rule motion_stimuli:
     # between-workflow output cache (snakemake --cache, $SNAKEMAKE_OUTPUT_CACHE):
     # keyed by script, params (spec, display, code hash) and upstream provenance
     cache: True
@@ -11,23 +109,23 @@ rule stimuli_render:
         name="{stimulus}",
         spec=get_stimulus_spec,
         display=get_display(),
-        code_hash=CODE["stimuli"],
+        code_hash=MOTION_CODE["stimuli"],
     log:
         "logs/stimuli/{stimulus}.log",
     conda:
         "../envs/psybench.yaml"
     script:
-        "../scripts/stimuli_render.py"
+        "../scripts/motion_stimuli.py"
 
 
-rule responses_motion:
+rule motion_responses:
     cache: True
     input:
         stimulus="results/stimuli/{stimulus}.zarr",
     output:
         store=directory("results/responses/{model}/{stimulus}.zarr"),
     params:
-        model=get_model_entry,
+        model=get_model_description,
         code_hash=get_model_code_hash,
     threads: 1
     resources:
@@ -38,26 +136,26 @@ rule responses_motion:
     conda:
         "../envs/psybench.yaml"
     script:
-        "../scripts/responses_motion.py"
+        "../scripts/motion_responses.py"
 
 
-rule readouts_pursuit:
+rule motion_readouts:
     input:
         responses=get_model_responses,
     output:
         stores=directory(expand("results/readouts/{{model}}/{stimulus}.zarr", stimulus=MOTION_STIMULI)),
     params:
         lambda_ms=config["motion"]["readout"]["lambda_ms"],
-        code_hash=CODE["readouts"],
+        code_hash=MOTION_CODE["readouts"],
     log:
         "logs/readouts/{model}.log",
     conda:
         "../envs/psybench.yaml"
     script:
-        "../scripts/readouts_pursuit.py"
+        "../scripts/motion_readouts.py"
 
 
-rule scores_motion:
+rule motion_scores:
     input:
         readouts=get_model_readouts,
         literature=config["literature"],
@@ -66,16 +164,42 @@ rule scores_motion:
         fits="results/fits/motion/{model}.csv",
     params:
         criteria=config["motion"]["criteria"],
-        code_hash=CODE["scores"],
+        code_hash=MOTION_CODE["scores"],
     log:
         "logs/scores/motion/{model}.log",
     conda:
         "../envs/psybench.yaml"
     script:
-        "../scripts/scores_motion.py"
+        "../scripts/motion_scores.py"
 
 
-rule figures_motion_stimuli:
+rule motion_table1:
+    input:
+        scores=expand("results/scores/motion/{model}.csv", model=MOTION_MODELS),
+    output:
+        table=report(
+            "results/aggregate/motion_table1.csv",
+            caption="../report/motion_table1.rst",
+            category="Motion",
+            subcategory="Table 1",
+        ),
+        markdown="results/aggregate/motion_table1.md",
+        pareto=report(
+            "results/aggregate/motion_pareto.csv",
+            caption="../report/motion_pareto.rst",
+            category="Motion",
+            subcategory="Pareto",
+        ),
+    params:
+        code_hash=MOTION_CODE["table1"],
+    log:
+        "logs/aggregate/motion.log",
+    conda:
+        "../envs/psybench.yaml"
+    script:
+        "../scripts/motion_table1.py"
+
+rule motion_figures_stimuli:
     input:
         stimuli=expand("results/stimuli/{stimulus}.zarr", stimulus=MOTION_STIMULI),
     output:
@@ -86,16 +210,16 @@ rule figures_motion_stimuli:
             subcategory="Stimuli",
         ),
     params:
-        code_hash=CODE["figures"],
+        code_hash=MOTION_CODE["figures"],
     log:
         "logs/figures/motion/stimuli.log",
     conda:
         "../envs/psybench.yaml"
     script:
-        "../scripts/figures_motion_stimuli.py"
+        "../scripts/motion_figures_stimuli.py"
 
 
-rule figures_motion_flow:
+rule motion_figures_flow:
     input:
         responses=get_flow_figure_responses,
     output:
@@ -106,16 +230,16 @@ rule figures_motion_flow:
             subcategory="Flow fields",
         ),
     params:
-        code_hash=CODE["figures"],
+        code_hash=MOTION_CODE["figures"],
     log:
         "logs/figures/motion/{model}_flow.log",
     conda:
         "../envs/psybench.yaml"
     script:
-        "../scripts/figures_motion_flow.py"
+        "../scripts/motion_figures_flow.py"
 
 
-rule figures_motion_direction_error:
+rule motion_figures_direction_error:
     input:
         readouts=get_model_readouts,
         fits="results/fits/motion/{model}.csv",
@@ -128,16 +252,16 @@ rule figures_motion_direction_error:
             subcategory="Direction error",
         ),
     params:
-        code_hash=CODE["figures"],
+        code_hash=MOTION_CODE["figures"],
     log:
         "logs/figures/motion/{model}_direction_error.log",
     conda:
         "../envs/psybench.yaml"
     script:
-        "../scripts/figures_motion_direction_error.py"
+        "../scripts/motion_figures_direction_error.py"
 
 
-rule figures_motion_barberpole:
+rule motion_figures_barberpole:
     input:
         scores=expand("results/scores/motion/{model}.csv", model=MOTION_MODELS),
     output:
@@ -148,10 +272,10 @@ rule figures_motion_barberpole:
             subcategory="Barber-pole",
         ),
     params:
-        code_hash=CODE["figures"],
+        code_hash=MOTION_CODE["figures"],
     log:
         "logs/figures/motion/barberpole.log",
     conda:
         "../envs/psybench.yaml"
     script:
-        "../scripts/figures_motion_barberpole.py"
+        "../scripts/motion_figures_barberpole.py"

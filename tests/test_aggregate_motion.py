@@ -2,7 +2,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from psybench.aggregate.motion import aggregate_motion, motion_pareto, table1, table1_markdown
+from psybench.motion.table1 import aggregate_motion, motion_pareto, table1, table1_markdown
 
 
 def _scores(model, passed, errors):

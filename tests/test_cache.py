@@ -1,6 +1,6 @@
 """Shared artifacts: Snakemake's between-workflow output cache on stimuli and responses.
 
-``cache: True`` on rules stimuli_render and responses_motion; a run with
+``cache: True`` on rules motion_stimuli and motion_responses; a run with
 ``--cache`` and ``SNAKEMAKE_OUTPUT_CACHE=<dir>`` moves their outputs (Zarr
 directories) into the cache, keyed by a provenance hash of script, params (which
 include the code hash of the library modules, rules/common.smk) and upstream
@@ -19,7 +19,7 @@ from slurm_cluster import TABLE, copy_workflow, snakemake, tiny_config, workflow
 
 pytestmark = pytest.mark.workflow
 
-CACHED_RULES = ("stimuli_render", "responses_motion")
+CACHED_RULES = ("motion_stimuli", "motion_responses")
 
 
 def cached_run(work, cache, *targets):
@@ -77,7 +77,7 @@ def test_second_workflow_reuses_cache_without_recomputing(first):
     assert fetched(proc, "responses") == [f"hs/{s}" for s in stimuli], out
     assert computed(proc, "stimuli") == [] and computed(proc, "responses") == [], out
     assert all((work_b / "results/stimuli" / s / "zarr.json").is_symlink() for s in stimuli)
-    assert "Rule: readouts_pursuit" in out  # downstream stages (not cached) did run here
+    assert "Rule: motion_readouts" in out  # downstream stages (not cached) did run here
     assert (work_b / TABLE).read_bytes() == (work_a / TABLE).read_bytes()
     from psybench.io import verify_store
 

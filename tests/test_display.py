@@ -3,7 +3,7 @@ import warnings
 import numpy as np
 import pytest
 
-from psybench.display import Display, TemporalAliasingWarning, direction_deg, wrap_deg
+from psybench.motion.display import Display, TemporalAliasingWarning, direction_deg, wrap_deg
 
 
 def test_default_mapping_conversions():

@@ -1,19 +1,17 @@
-"""Tests of psybench.fits: exponential fits against synthetic decays, Gaussian score, literature loader."""
+"""Tests of psybench.motion.fits and psybench.motion.literature: exponential fits against synthetic decays, Gaussian score, literature loader."""
 
 import math
 
 import numpy as np
 import pytest
 
-from psybench.fits import (
-    LiteratureError,
+from psybench.motion.fits import (
     fit_double_exponential,
     fit_exponential,
     fit_exponential_scale_invariant,
-    gaussian_score,
-    load_literature,
     select_exponential,
 )
+from psybench.motion.literature import LiteratureError, gaussian_score, load_literature
 
 T = np.arange(0.0, 500.0, 10.0)
 

@@ -1,4 +1,4 @@
-"""Tests of psybench.models.flow against analytic ground truth and scikit-image's optical_flow_ilk.
+"""Tests of psybench.motion.models.flow against analytic ground truth and scikit-image's optical_flow_ilk.
 
 Stimuli are rendered exactly (no interpolation): a smooth periodic random texture
 translated by a Fourier phase shift, a sinusoid or a sum of sinusoids evaluated
@@ -13,7 +13,7 @@ import pytest
 from scipy import ndimage as ndi
 from skimage.registration import optical_flow_ilk
 
-from psybench.models import flow
+from psybench.motion.models import flow
 from psybench.registry import get_algorithm
 
 SIZE = 96

@@ -8,8 +8,8 @@ curve peaking at its preferred velocity (SH98 figs. 6-7).
 import numpy as np
 import pytest
 
-from psybench.display import Display, direction_deg
-from psybench.models.motion_energy import (
+from psybench.motion.display import Display, direction_deg
+from psybench.motion.models.motion_energy import (
     flow_from_distribution,
     simoncelli_heeger,
     steering_directions,

@@ -1,4 +1,4 @@
-"""Tests of psybench.models.run (streaming a stimulus store through a model) and psybench.registry."""
+"""Tests of psybench.motion.responses (streaming a stimulus store through a model) and psybench.registry."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import textwrap
 import numpy as np
 import pytest
 
-from psybench.display import Display
+from psybench.motion.display import Display
 from psybench.io.store import ArraySpec, open_store, write_store
-from psybench.models import flow
-from psybench.models.run import motion_response_blocks, run_motion_model
+from psybench.motion.models import flow
+from psybench.motion.responses import motion_response_blocks, run_motion_model
 from psybench.registry import (
     ModelError,
     ModelSpec,

@@ -6,16 +6,16 @@ vector average of the edges' normal motions and converges to the true
 direction; on a tilted bar it starts biased toward the bar's normal and
 converges, with a larger bias for a longer bar; ablating the feedback and the
 diffusion removes the convergence (so the tests can fail); a uniform field gives
-no motion. Stimuli come from psybench.stimuli.motion on a 128 x 128 display.
+no motion. Stimuli come from psybench.motion.stimuli on a 128 x 128 display.
 """
 
 import numpy as np
 import pytest
 
-from psybench.display import Display, direction_deg, wrap_deg
-from psybench.models.v1mt import tlapale_v1mt
+from psybench.motion.display import Display, direction_deg, wrap_deg
+from psybench.motion.models.v1mt import tlapale_v1mt
 from psybench.registry import get_algorithm, resolve_model
-from psybench.stimuli.motion import render_bar, render_diamond, render_grating
+from psybench.motion.stimuli import render_bar, render_diamond, render_grating
 
 DISPLAY = Display(width_px=128, height_px=128)
 

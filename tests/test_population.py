@@ -2,7 +2,7 @@ import dask.array as da
 import numpy as np
 import pytest
 
-from psybench.population import flow_from_distribution
+from psybench.motion.population import flow_from_distribution
 
 VEL = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]])
 

@@ -1,12 +1,12 @@
-"""Tests of psybench.readouts.motion against analytic solutions of RR-7317 eqs. 2-3."""
+"""Tests of psybench.motion.readouts against analytic solutions of RR-7317 eqs. 2-3."""
 
 import dask.array as da
 import numpy as np
 import pytest
 
-from psybench.display import Display
+from psybench.motion.display import Display
 from psybench.io.store import ArraySpec, open_store, write_store
-from psybench.readouts.motion import (
+from psybench.motion.readouts import (
     compute_readout,
     direction_error,
     flow_field_from_distribution,

@@ -9,11 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from psybench.display import Display
+from psybench.motion.display import Display
 from psybench.io.store import ArraySpec, write_store
 from psybench.io.tables import read_table
-from psybench.readouts.motion import compute_readout
-from psybench.scores.motion import CRITERIA_DEFAULTS, merge_criteria, score_model, score_model_stores
+from psybench.motion.readouts import compute_readout
+from psybench.motion.scores import CRITERIA_DEFAULTS, merge_criteria, score_model, score_model_stores
 
 FRAME_MS = 10.0
 T = np.arange(50) * FRAME_MS  # 500 ms

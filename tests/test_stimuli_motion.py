@@ -1,4 +1,4 @@
-"""Tests of psybench.stimuli.motion against analytic ground truth."""
+"""Tests of psybench.motion.stimuli against analytic ground truth."""
 
 import math
 import re
@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from scipy import ndimage
 
-from psybench.display import Display, TemporalAliasingWarning
+from psybench.motion.display import Display, TemporalAliasingWarning
 from psybench.io.store import open_store
-from psybench.stimuli.motion import (
+from psybench.motion.stimuli import (
     FAMILIES,
     Stimulus,
     render,
