@@ -75,11 +75,13 @@ def get_model_description(wildcards):
 
 def get_model_code_hash(wildcards):
     """Hash of the runner and of the model's own code (its whole package for a split one, e.g. flow/)."""
-    module = MOTION_MODELS[wildcards.model].algorithm.function.__module__
-    package = module.rpartition(".")[0]
+    model_module = MOTION_MODELS[wildcards.model].algorithm.function.__module__
+    package = model_module.rpartition(".")[0]
     if package.startswith("psybench.motion.models."):
-        module = package
-    return code_hash(["psybench.motion.responses", "psybench.registry", "psybench.motion.population", "psybench.io", module])
+        model_module = package
+    return code_hash(
+        ["psybench.motion.responses", "psybench.registry", "psybench.motion.population", "psybench.io", model_module]
+    )
 
 
 def get_model_responses(wildcards):

@@ -17,7 +17,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from psybench.io.atomic import atomic_output  # noqa: E402
 from psybench.io.store import open_store  # noqa: E402
+from psybench.motion import EXPERIMENTS  # noqa: E402
 
 __all__ = ["stimuli_montage", "flow_figure", "direction_error_figure", "save_png"]
 
@@ -25,11 +27,9 @@ __all__ = ["stimuli_montage", "flow_figure", "direction_error_figure", "save_png
 def save_png(fig, path: str | os.PathLike) -> Path:
     """Save ``fig`` as PNG atomically, with no date in the metadata."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.stem}.tmp-{os.getpid()}.png")
-    fig.savefig(tmp, dpi=90, metadata={"Software": None})
+    with atomic_output(path) as tmp:
+        fig.savefig(tmp, dpi=90, metadata={"Software": None})
     plt.close(fig)
-    os.replace(tmp, path)
     return path
 
 
@@ -94,7 +94,7 @@ def _half_differential(items):
     """Mean (CW - CCW)/2 over directions, signed positive toward the vector average.
 
     Each CW/CCW pair is oriented by the sign of its CW diamond's vector-average
-    bias, as :func:`psybench.motion.scores.score_diamonds` does, so the curve is
+    bias, as :func:`psybench.motion.criteria.score_diamonds` does, so the curve is
     the one the criterion fits.
     """
     from psybench.motion.display import wrap_deg
@@ -145,7 +145,7 @@ def direction_error_figure(
         groups.setdefault(stim.get("experiment", "?"), []).append((_name(p), t, err, stim, speed))
     fits = pd.read_csv(fits_csv)
     scores = pd.read_csv(scores_csv)
-    order = [e for e in ("barberpole", "diamonds", "dashed_bars", "grating_size") if e in groups]
+    order = [e for e in EXPERIMENTS if e in groups]
     order += [e for e in groups if e not in order]
     fig, axes = plt.subplots(1, len(order), figsize=(3.8 * len(order), 3.2), squeeze=False)
     for ax, exp in zip(axes[0], order):
@@ -192,7 +192,7 @@ def barberpole_figure(score_csvs: Sequence[str | os.PathLike], out: str | os.Pat
     Drawn in the frame of the criterion: 0 deg is the grating normal (the 1D
     motion), and the dotted line the aperture's long axis, which people perceive
     (Wallach 1935; Masson et al. 2000). The shaded band is where the rule of
-    :func:`psybench.motion.scores.score_barberpole` passes (closer to the long axis).
+    :func:`psybench.motion.criteria.score_barberpole` passes (closer to the long axis).
     """
     import json
 

@@ -60,13 +60,12 @@ from psybench.motion.stimuli.diamonds import diamond_geometry, render_diamond
 from psybench.motion.stimuli.families import FAMILIES, render
 from psybench.motion.stimuli.geometry import Stimulus
 from psybench.motion.stimuli.gratings import render_grating
-from psybench.motion.stimuli.sets import DEFAULTS, stimulus_set
+from psybench.motion.stimuli.sets import stimulus_set
 from psybench.motion.stimuli.store import write_stimulus
 
 __all__ = [
     "Stimulus",
     "FAMILIES",
-    "DEFAULTS",
     "render",
     "render_diamond",
     "render_bar",
