@@ -49,3 +49,13 @@ def test_bad_score_table_named():
         table1([pd.DataFrame({"experiment": ["plaid"], "model": ["m"], "passed": [True], "error": [1.0]})])
     partial = _scores("b", [True] * 4, [1.0] * 4).iloc[1:]  # b lacks grating_size
     assert "| Grating size | ✔ (1) | n/a |" in table1_markdown(table1([_scores("a", [True] * 4, [1.0] * 4), partial]))
+
+
+def test_experiment_list_is_defined_once():
+    from psybench.motion import EXPERIMENTS
+    from psybench.motion.criteria import SCORERS
+    from psybench.registry import BENCHMARKS
+
+    motion = next(b for b in BENCHMARKS if b.track == "motion")
+    assert motion.experiments is EXPERIMENTS
+    assert tuple(SCORERS) == EXPERIMENTS

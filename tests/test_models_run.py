@@ -10,7 +10,7 @@ import pytest
 from psybench.motion.display import Display
 from psybench.io.store import ArraySpec, open_store, write_store
 from psybench.motion.models import flow
-from psybench.motion.responses import motion_response_blocks, run_motion_model
+from psybench.motion.responses import model_from_description, motion_response_blocks, run_motion_model
 from psybench.registry import (
     ModelError,
     ModelSpec,
@@ -173,6 +173,22 @@ def test_user_pair_model_runs_with_params(stimulus, tmp_path, user_path):
     got = store["flow"].compute()
     assert np.all(got[1:, ..., 0] == -1.5) and np.all(got[1:, ..., 1] == 0) and np.all(got[0] == 0)
     assert store.attrs["model"]["source"] == "user"
+
+
+def test_model_description_round_trips(stimulus, tmp_path, user_path):
+    """The workflow hands a job the model's description; the job rebuilds the same model."""
+    path, _ = stimulus
+    for entry in ({"name": "hs3", "algorithm": "horn_schunck", "params": {"alpha": 3.0}},
+                  {"name": "mine", "callable": f"{user_path}:constant", "kind": "pair", "params": {"u": -1.5}}):
+        spec = resolve_model(entry, track="motion")
+        again = model_from_description(spec.to_attrs())
+        assert again.to_attrs() == spec.to_attrs()
+        assert again.algorithm.function is spec.algorithm.function
+    # run_motion_model takes the description as it takes the spec
+    a = open_store(run_motion_model(spec, path, tmp_path / "a.zarr"))
+    b = open_store(run_motion_model(spec.to_attrs(), path, tmp_path / "b.zarr"))
+    assert a.attrs == b.attrs
+    np.testing.assert_array_equal(a["flow"].compute(), b["flow"].compute())
 
 
 @pytest.mark.parametrize("function,message", [

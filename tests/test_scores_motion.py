@@ -146,6 +146,25 @@ def test_criteria_overrides_are_validated_and_applied():
     assert not strict.iloc[0]["passed"]
 
 
+def test_scores_read_stimulus_parameters_from_attributes_not_names():
+    """Stimulus names are labels: renaming every stimulus leaves every score unchanged."""
+    for experiment, make in ALL.items():
+        data = make("human")
+        renamed = {}
+        for i, (name, r) in enumerate(data.items()):
+            r = dict(r, stimulus=dict(r["stimulus"], name=f"s{i}"))
+            renamed[f"s{i}"] = r
+        a, fa = score_model("m", data)
+        b, fb = score_model("m", renamed)
+        assert a.drop(columns="details").equals(b.drop(columns="details")), experiment
+        assert fa.drop(columns="curve").equals(fb.drop(columns="curve")), experiment
+    # a parameter missing from the attributes is an error naming the stimulus, not a guess from its name
+    data = bars("human")
+    del data["bar_len04"]["stimulus"]["params"]
+    with pytest.raises(ValueError, match=r"bar_len04.*bar length"):
+        score_model("m", data)
+
+
 def test_missing_facts_are_reported_with_the_stimulus_name():
     data = diamonds("human")
     name = "diamond_cw_dir090"
