@@ -1,7 +1,6 @@
 # Motion track (Tlapale et al. 2010, Motion Psychobench, RR-7317): stimuli -> responses
 # -> readouts -> scores -> Table 1 (+ figures). Outputs under results/ (paths unchanged).
 from psybench.config import ConfigError
-from psybench.motion import EXPERIMENTS as MOTION_EXPERIMENTS
 from psybench.motion.display import Display
 from psybench.motion.stimuli import stimulus_set
 
@@ -13,7 +12,9 @@ def _motion_stimuli():
     if not MOTION_ON:
         return {}
     try:
-        return stimulus_set(config["motion"], display=Display.from_config(config["display"]))
+        return stimulus_set(
+            config["motion"], display=Display.from_config(config["display"])
+        )
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
 
@@ -25,14 +26,29 @@ MOTION_MODELS = track_models(config, "motion") if MOTION_ON else {}
 
 # Code hashes of the motion stages (see CODE in common.smk).
 MOTION_CODE = {
-    "stimuli": code_hash(["psybench.motion.stimuli", "psybench.motion.display", "psybench.io"]),
+    "stimuli": code_hash(
+        ["psybench.motion.stimuli", "psybench.motion.display", "psybench.io"]
+    ),
     "readouts": code_hash(
-        ["psybench.motion.readouts", "psybench.motion.population", "psybench.motion.display", "psybench.io"]
+        [
+            "psybench.motion.readouts",
+            "psybench.motion.population",
+            "psybench.motion.display",
+            "psybench.io",
+        ]
     ),
     "scores": code_hash(
-        ["psybench.motion.scores", "psybench.motion.criteria", "psybench.motion.fits", "psybench.motion.literature", "psybench.io"]
+        [
+            "psybench.motion.scores",
+            "psybench.motion.criteria",
+            "psybench.motion.fits",
+            "psybench.motion.literature",
+            "psybench.io",
+        ]
     ),
-    "table1": code_hash(["psybench.motion.table1", "psybench.aggregate.pareto", "psybench.io"]),
+    "table1": code_hash(
+        ["psybench.motion.table1", "psybench.aggregate.pareto", "psybench.io"]
+    ),
     "figures": code_hash(["psybench.motion.figures"]),
 }
 
@@ -47,7 +63,9 @@ def get_motion_targets():
         "results/figures/motion/stimuli.png",
         "results/figures/motion/barberpole_directions.png",
     ]
-    targets += expand("results/figures/motion/{model}_direction_error.png", model=MOTION_MODELS)
+    targets += expand(
+        "results/figures/motion/{model}_direction_error.png", model=MOTION_MODELS
+    )
     targets += expand("results/figures/motion/{model}_flow.png", model=MOTION_MODELS)
     return targets
 
@@ -80,16 +98,30 @@ def get_model_code_hash(wildcards):
     if package.startswith("psybench.motion.models."):
         model_module = package
     return code_hash(
-        ["psybench.motion.responses", "psybench.registry", "psybench.motion.population", "psybench.io", model_module]
+        [
+            "psybench.motion.responses",
+            "psybench.registry",
+            "psybench.motion.population",
+            "psybench.io",
+            model_module,
+        ]
     )
 
 
 def get_model_responses(wildcards):
-    return expand("results/responses/{model}/{stimulus}.zarr", model=wildcards.model, stimulus=MOTION_STIMULI)
+    return expand(
+        "results/responses/{model}/{stimulus}.zarr",
+        model=wildcards.model,
+        stimulus=MOTION_STIMULI,
+    )
 
 
 def get_model_readouts(wildcards):
-    return expand("results/readouts/{model}/{stimulus}.zarr", model=wildcards.model, stimulus=MOTION_STIMULI)
+    return expand(
+        "results/readouts/{model}/{stimulus}.zarr",
+        model=wildcards.model,
+        stimulus=MOTION_STIMULI,
+    )
 
 
 def get_flow_figure_responses(wildcards):
@@ -97,46 +129,49 @@ def get_flow_figure_responses(wildcards):
     firsts = {}
     for name, spec in MOTION_STIMULI.items():
         firsts.setdefault(spec["family"], name)
-    return expand("results/responses/{model}/{stimulus}.zarr", model=wildcards.model, stimulus=firsts.values())
-
+    return expand(
+        "results/responses/{model}/{stimulus}.zarr",
+        model=wildcards.model,
+        stimulus=firsts.values(),
+    )
 
 
 rule motion_stimuli:
+    output:
+        store=directory("results/stimuli/{stimulus}.zarr"),
+    log:
+        "logs/stimuli/{stimulus}.log",
     # between-workflow output cache (snakemake --cache, $SNAKEMAKE_OUTPUT_CACHE):
     # keyed by script, params (spec, display, code hash) and upstream provenance
     cache: True
-    output:
-        store=directory("results/stimuli/{stimulus}.zarr"),
+    conda:
+        "../envs/psybench.yaml"
     params:
         name="{stimulus}",
         spec=get_stimulus_spec,
         display=get_display(),
         code_hash=MOTION_CODE["stimuli"],
-    log:
-        "logs/stimuli/{stimulus}.log",
-    conda:
-        "../envs/psybench.yaml"
     script:
         "../scripts/motion_stimuli.py"
 
 
 rule motion_responses:
-    cache: True
     input:
         stimulus="results/stimuli/{stimulus}.zarr",
     output:
         store=directory("results/responses/{model}/{stimulus}.zarr"),
-    params:
-        model=get_model_description,
-        code_hash=get_model_code_hash,
+    log:
+        "logs/responses/{model}/{stimulus}.log",
+    cache: True
+    conda:
+        "../envs/psybench.yaml"
     threads: 1
     resources:
         mem_mb=2000,
         runtime=30,
-    log:
-        "logs/responses/{model}/{stimulus}.log",
-    conda:
-        "../envs/psybench.yaml"
+    params:
+        model=get_model_description,
+        code_hash=get_model_code_hash,
     script:
         "../scripts/motion_responses.py"
 
@@ -145,14 +180,18 @@ rule motion_readouts:
     input:
         responses=get_model_responses,
     output:
-        stores=directory(expand("results/readouts/{{model}}/{stimulus}.zarr", stimulus=MOTION_STIMULI)),
-    params:
-        lambda_ms=config["motion"]["readout"]["lambda_ms"],
-        code_hash=MOTION_CODE["readouts"],
+        stores=directory(
+            expand(
+                "results/readouts/{{model}}/{stimulus}.zarr", stimulus=MOTION_STIMULI
+            )
+        ),
     log:
         "logs/readouts/{model}.log",
     conda:
         "../envs/psybench.yaml"
+    params:
+        lambda_ms=config["motion"]["readout"]["lambda_ms"],
+        code_hash=MOTION_CODE["readouts"],
     script:
         "../scripts/motion_readouts.py"
 
@@ -164,13 +203,13 @@ rule motion_scores:
     output:
         scores="results/scores/motion/{model}.csv",
         fits="results/fits/motion/{model}.csv",
-    params:
-        criteria=config["motion"]["criteria"],
-        code_hash=MOTION_CODE["scores"],
     log:
         "logs/scores/motion/{model}.log",
     conda:
         "../envs/psybench.yaml"
+    params:
+        criteria=config["motion"]["criteria"],
+        code_hash=MOTION_CODE["scores"],
     script:
         "../scripts/motion_scores.py"
 
@@ -192,14 +231,15 @@ rule motion_table1:
             category="Motion",
             subcategory="Pareto",
         ),
-    params:
-        code_hash=MOTION_CODE["table1"],
     log:
         "logs/aggregate/motion.log",
     conda:
         "../envs/psybench.yaml"
+    params:
+        code_hash=MOTION_CODE["table1"],
     script:
         "../scripts/motion_table1.py"
+
 
 rule motion_figures_stimuli:
     input:
@@ -211,12 +251,12 @@ rule motion_figures_stimuli:
             category="Motion",
             subcategory="Stimuli",
         ),
-    params:
-        code_hash=MOTION_CODE["figures"],
     log:
         "logs/figures/motion/stimuli.log",
     conda:
         "../envs/psybench.yaml"
+    params:
+        code_hash=MOTION_CODE["figures"],
     script:
         "../scripts/motion_figures_stimuli.py"
 
@@ -231,12 +271,12 @@ rule motion_figures_flow:
             category="Motion",
             subcategory="Flow fields",
         ),
-    params:
-        code_hash=MOTION_CODE["figures"],
     log:
         "logs/figures/motion/{model}_flow.log",
     conda:
         "../envs/psybench.yaml"
+    params:
+        code_hash=MOTION_CODE["figures"],
     script:
         "../scripts/motion_figures_flow.py"
 
@@ -253,12 +293,12 @@ rule motion_figures_direction_error:
             category="Motion",
             subcategory="Direction error",
         ),
-    params:
-        code_hash=MOTION_CODE["figures"],
     log:
         "logs/figures/motion/{model}_direction_error.log",
     conda:
         "../envs/psybench.yaml"
+    params:
+        code_hash=MOTION_CODE["figures"],
     script:
         "../scripts/motion_figures_direction_error.py"
 
@@ -273,11 +313,11 @@ rule motion_figures_barberpole:
             category="Motion",
             subcategory="Barber-pole",
         ),
-    params:
-        code_hash=MOTION_CODE["figures"],
     log:
         "logs/figures/motion/barberpole.log",
     conda:
         "../envs/psybench.yaml"
+    params:
+        code_hash=MOTION_CODE["figures"],
     script:
         "../scripts/motion_figures_barberpole.py"
