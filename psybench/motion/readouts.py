@@ -47,9 +47,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from psybench.io.store import StreamSpec, open_store, write_store_stream
 from psybench.motion.display import Display, direction_deg, wrap_deg
 from psybench.motion.population import flow_from_distribution
-from psybench.io.store import StreamSpec, open_store, write_store_stream
 
 __all__ = [
     "DEFAULT_LAMBDA_MS",

@@ -24,8 +24,8 @@ from typing import Any, Iterator, Mapping
 
 import numpy as np
 
-from psybench.motion.display import Display
 from psybench.io.store import StreamSpec, open_store, write_store_stream
+from psybench.motion.display import Display
 from psybench.registry import ModelError, ModelSpec, resolve_model
 
 __all__ = ["motion_response_blocks", "run_motion_model"]

@@ -42,7 +42,6 @@ FIT_COLUMNS = [
 ]
 
 
-
 # -------------------------------------------------------------------- readout data
 def _as_readout(name: str, data: Any) -> dict[str, Any]:
     if isinstance(data, (str, os.PathLike)):
@@ -64,8 +63,6 @@ def _as_readout(name: str, data: Any) -> dict[str, Any]:
     stim.setdefault("name", name)
     out["stimulus"] = stim
     return out
-
-
 
 
 def score_model(

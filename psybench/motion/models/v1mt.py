@@ -58,7 +58,11 @@ import numpy as np
 from scipy import ndimage
 
 from psybench.motion.display import Display
-from psybench.motion.models.motion_energy import downsample_frames, upsample_blocks, velocity_grid
+from psybench.motion.models.motion_energy import (
+    downsample_frames,
+    upsample_blocks,
+    velocity_grid,
+)
 from psybench.registry import register
 
 __all__ = ["tlapale_v1mt"]

@@ -54,8 +54,8 @@ References
    ocular following in humans. J Neurophysiol 95:3319-3330.
 """
 
-from psybench.motion.stimuli.bars import render_bar, render_dashed_bar
 from psybench.motion.stimuli.barberpole import render_barberpole
+from psybench.motion.stimuli.bars import render_bar, render_dashed_bar
 from psybench.motion.stimuli.diamonds import diamond_geometry, render_diamond
 from psybench.motion.stimuli.families import FAMILIES, render
 from psybench.motion.stimuli.geometry import Stimulus

@@ -6,7 +6,6 @@ sides outnumber the others, so the perceived direction is the long axis.
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from psybench.motion.display import Display

@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from psybench.motion.display import Display
-from psybench.motion.stimuli.bars import render_bar, render_dashed_bar
 from psybench.motion.stimuli.barberpole import render_barberpole
+from psybench.motion.stimuli.bars import render_bar, render_dashed_bar
 from psybench.motion.stimuli.diamonds import render_diamond
 from psybench.motion.stimuli.geometry import Stimulus
 from psybench.motion.stimuli.gratings import render_grating

@@ -17,7 +17,13 @@ import numpy as np
 from psybench.motion.display import Display
 from psybench.motion.stimuli.diamonds import diamond_geometry
 from psybench.motion.stimuli.families import FAMILIES
-from psybench.motion.stimuli.geometry import _check_fits, _n_frames, _rect_half_extent, _trajectory, _unit
+from psybench.motion.stimuli.geometry import (
+    _check_fits,
+    _n_frames,
+    _rect_half_extent,
+    _trajectory,
+    _unit,
+)
 
 __all__ = ["stimulus_set"]
 

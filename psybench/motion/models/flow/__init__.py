@@ -41,14 +41,23 @@ References
    flow using dense inverse search. Proc. ECCV, LNCS 9908, 471-488.
 """
 
-from psybench.motion.models.flow.common import _check_frames, _coarse_to_fine, _number, _warp  # noqa: F401
+from psybench.motion.models.flow.common import (  # noqa: F401
+    _check_frames,
+    _coarse_to_fine,
+    _number,
+    _warp,
+)
 from psybench.motion.models.flow.hornschunck import (  # noqa: F401
     HS_AVERAGE_KERNEL,
     _hs_average,
     _hs_derivatives,
     horn_schunck,
 )
-from psybench.motion.models.flow.lucaskanade import _gaussian_window, _lk_solve, lucas_kanade  # noqa: F401
+from psybench.motion.models.flow.lucaskanade import (  # noqa: F401
+    _gaussian_window,
+    _lk_solve,
+    lucas_kanade,
+)
 from psybench.motion.models.flow.opencv import DIS_PRESETS, dis, farneback
 
 __all__ = ["horn_schunck", "lucas_kanade", "farneback", "dis", "DIS_PRESETS", "HS_AVERAGE_KERNEL"]

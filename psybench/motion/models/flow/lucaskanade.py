@@ -7,7 +7,12 @@ from functools import partial
 import cv2
 import numpy as np
 
-from psybench.motion.models.flow.common import _check_frames, _coarse_to_fine, _number, _warp
+from psybench.motion.models.flow.common import (
+    _check_frames,
+    _coarse_to_fine,
+    _number,
+    _warp,
+)
 from psybench.registry import register
 
 __all__ = ["lucas_kanade"]
