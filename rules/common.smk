@@ -38,7 +38,7 @@ LEADERBOARD_NAMES = [lb["name"] for lb in LEADERBOARDS]
 def get_all_targets():
     targets = []
     if MOTION_ON:
-        targets += get_motion_targets()
+        targets += MOTION_TARGETS
     if "attention" in config["tracks"]:
         targets += attention_targets()
     if "intphys" in config["tracks"]:
@@ -51,7 +51,7 @@ def get_track_score_inputs(wildcards):
     """Every track's result files, by the names scripts/aggregate_scores.py reads."""
     inputs = {}
     if MOTION_ON:
-        inputs.update(get_motion_score_inputs())
+        inputs.update(MOTION_SCORE_INPUTS)
     if "intphys" in config["tracks"]:
         inputs["intphys_scores"] = expand("results/intphys/{model}/scores.csv", model=intphys_model_names())
     if "attention" in config["tracks"]:

@@ -7,24 +7,26 @@ from psybench.motion.stimuli import stimulus_set
 MOTION_ON = "motion" in config["tracks"]
 
 
-def _motion_stimuli():
-    """The stimulus set, built once; a stimulus that leaves the display fails here, before any job."""
-    if not MOTION_ON:
-        return {}
+# input and params functions
+# (values computed once while the Snakefile is parsed, and lambdas over them:
+# `snakemake --lint` wants no `def` next to rules)
+
+# The stimulus set, built once; a stimulus that leaves the display fails here, before any job.
+MOTION_STIMULI = {}
+if MOTION_ON:
     try:
-        return stimulus_set(
+        MOTION_STIMULI = stimulus_set(
             config["motion"], display=Display.from_config(config["display"])
         )
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
 
-
-MOTION_STIMULI = _motion_stimuli()
-# Each model entry resolved once, here (psybench.config.track_models); rules pass on
-# its description (spec.to_attrs(): algorithm, kind, parameters with defaults, hash).
+# Each model entry resolved once for the workflow (psybench.config.track_models); a job
+# gets its description (spec.to_attrs(): algorithm, kind, parameters with defaults, hash).
 MOTION_MODELS = track_models(config, "motion") if MOTION_ON else {}
 
-# Code hashes of the motion stages (see CODE in common.smk).
+# Code hashes of the motion stages (see CODE in common.smk); a model's own hash covers
+# the runner and the model's module (its whole package for a split one, e.g. flow/).
 MOTION_CODE = {
     "stimuli": code_hash(
         ["psybench.motion.stimuli", "psybench.motion.display", "psybench.io"]
@@ -51,89 +53,64 @@ MOTION_CODE = {
     ),
     "figures": code_hash(["psybench.motion.figures"]),
 }
-
-
-# input and params functions
-def get_motion_targets():
-    """Final motion outputs, for the main `rule all`."""
-    targets = [
-        "results/aggregate/motion_table1.csv",
-        "results/aggregate/motion_table1.md",
-        "results/aggregate/motion_pareto.csv",
-        "results/figures/motion/stimuli.png",
-        "results/figures/motion/barberpole_directions.png",
-    ]
-    targets += expand(
-        "results/figures/motion/{model}_direction_error.png", model=MOTION_MODELS
-    )
-    targets += expand("results/figures/motion/{model}_flow.png", model=MOTION_MODELS)
-    return targets
-
-
-def get_motion_score_inputs():
-    """The motion result files scripts/aggregate_scores.py reads, by name."""
-    return {
-        "motion_table1": "results/aggregate/motion_table1.csv",
-        "motion_fits": expand("results/fits/motion/{model}.csv", model=MOTION_MODELS),
-    }
-
-
-def get_display():
-    return dict(config["display"])
-
-
-def get_stimulus_spec(wildcards):
-    return MOTION_STIMULI[wildcards.stimulus]
-
-
-def get_model_description(wildcards):
-    """The resolved model: name, algorithm (or callable path), kind, parameters with defaults."""
-    return MOTION_MODELS[wildcards.model].to_attrs()
-
-
-def get_model_code_hash(wildcards):
-    """Hash of the runner and of the model's own code (its whole package for a split one, e.g. flow/)."""
-    model_module = MOTION_MODELS[wildcards.model].algorithm.function.__module__
-    package = model_module.rpartition(".")[0]
-    if package.startswith("psybench.motion.models."):
-        model_module = package
-    return code_hash(
+MOTION_MODEL_CODE = {}
+for _name, _spec in MOTION_MODELS.items():
+    _module = _spec.algorithm.function.__module__
+    _package = _module.rpartition(".")[0]
+    if _package.startswith("psybench.motion.models."):
+        _module = _package
+    MOTION_MODEL_CODE[_name] = code_hash(
         [
             "psybench.motion.responses",
             "psybench.registry",
             "psybench.motion.population",
             "psybench.io",
-            model_module,
+            _module,
         ]
     )
 
+# Final motion outputs, for the main `rule all`.
+MOTION_TARGETS = [
+    "results/aggregate/motion_table1.csv",
+    "results/aggregate/motion_table1.md",
+    "results/aggregate/motion_pareto.csv",
+    "results/figures/motion/stimuli.png",
+    "results/figures/motion/barberpole_directions.png",
+]
+MOTION_TARGETS += expand(
+    "results/figures/motion/{model}_direction_error.png", model=MOTION_MODELS
+)
+MOTION_TARGETS += expand("results/figures/motion/{model}_flow.png", model=MOTION_MODELS)
 
-def get_model_responses(wildcards):
-    return expand(
-        "results/responses/{model}/{stimulus}.zarr",
-        model=wildcards.model,
-        stimulus=MOTION_STIMULI,
-    )
+# The motion result files scripts/aggregate_scores.py reads, by name.
+MOTION_SCORE_INPUTS = {
+    "motion_table1": "results/aggregate/motion_table1.csv",
+    "motion_fits": expand("results/fits/motion/{model}.csv", model=MOTION_MODELS),
+}
 
+# One stimulus per experiment family, for the flow-field figure.
+MOTION_FLOW_FIGURE_STIMULI = {}
+for _name, _stimulus in MOTION_STIMULI.items():
+    MOTION_FLOW_FIGURE_STIMULI.setdefault(_stimulus["family"], _name)
 
-def get_model_readouts(wildcards):
-    return expand(
-        "results/readouts/{model}/{stimulus}.zarr",
-        model=wildcards.model,
-        stimulus=MOTION_STIMULI,
-    )
-
-
-def get_flow_figure_responses(wildcards):
-    """One response per experiment family, for the flow-field figure."""
-    firsts = {}
-    for name, spec in MOTION_STIMULI.items():
-        firsts.setdefault(spec["family"], name)
-    return expand(
-        "results/responses/{model}/{stimulus}.zarr",
-        model=wildcards.model,
-        stimulus=firsts.values(),
-    )
+get_stimulus_spec = lambda wildcards: MOTION_STIMULI[wildcards.stimulus]
+get_model_description = lambda wildcards: MOTION_MODELS[wildcards.model].to_attrs()
+get_model_code_hash = lambda wildcards: MOTION_MODEL_CODE[wildcards.model]
+get_model_responses = lambda wildcards: expand(
+    "results/responses/{model}/{stimulus}.zarr",
+    model=wildcards.model,
+    stimulus=MOTION_STIMULI,
+)
+get_model_readouts = lambda wildcards: expand(
+    "results/readouts/{model}/{stimulus}.zarr",
+    model=wildcards.model,
+    stimulus=MOTION_STIMULI,
+)
+get_flow_figure_responses = lambda wildcards: expand(
+    "results/responses/{model}/{stimulus}.zarr",
+    model=wildcards.model,
+    stimulus=MOTION_FLOW_FIGURE_STIMULI.values(),
+)
 
 
 rule motion_stimuli:
@@ -149,7 +126,7 @@ rule motion_stimuli:
     params:
         name="{stimulus}",
         spec=get_stimulus_spec,
-        display=get_display(),
+        display=dict(config["display"]),
         code_hash=MOTION_CODE["stimuli"],
     script:
         "../scripts/motion_stimuli.py"
