@@ -14,17 +14,11 @@ import numpy as np
 from psybench.motion.display import Display
 from psybench.motion.stimuli.geometry import (
     Stimulus,
-    _check_fits,
     _check_positive,
-    _coverage,
-    _frames,
-    _levels,
-    _n_frames,
     _rect_half_extent,
     _rect_inside,
-    _trajectory,
+    _render_translating,
     _truth,
-    _unit,
 )
 
 __all__ = ["render_bar", "render_dashed_bar"]
@@ -43,14 +37,9 @@ def _bar_common(direction_deg, speed_deg_s, tilt_deg, length_deg, width_deg):
 
 def _bar_render(display, what, inside, orientation, length_deg, width_deg, direction_deg, speed_deg_s,
                 contrast, duration_ms, polarity, center_deg):
-    n = _n_frames(display, duration_ms)
-    level = _levels(display, contrast, polarity)
     half = _rect_half_extent(length_deg / 2.0, width_deg / 2.0, orientation)
-    centres = _trajectory(display, n, speed_deg_s * _unit(direction_deg), center_deg)
-    _check_fits(display, what, half, centres)
-    cov = _coverage(display, inside, centres, half)
-    L0 = display.background
-    return _frames(L0 + (level - L0) * cov), level
+    return _render_translating(display, what, inside, half, direction_deg=direction_deg, speed_deg_s=speed_deg_s,
+                               contrast=contrast, duration_ms=duration_ms, polarity=polarity, center_deg=center_deg)
 
 
 def render_bar(

@@ -11,13 +11,8 @@ from psybench.motion.display import Display
 from psybench.motion.stimuli.geometry import (
     Inside,
     Stimulus,
-    _check_fits,
     _check_positive,
-    _coverage,
-    _frames,
-    _levels,
-    _n_frames,
-    _trajectory,
+    _render_translating,
     _truth,
     _unit,
 )
@@ -205,17 +200,15 @@ def render_diamond(
         handedness=handedness, direction_deg=direction_deg, size_deg=size_deg,
         interior_angle_deg=interior_angle_deg, va_bias_deg=va_bias_deg,
     )
-    n = _n_frames(display, duration_ms)
-    level = _levels(display, contrast, polarity)
     display.check_temporal_aliasing(speed_deg_s, what="diamond")
     verts = np.asarray(geom["vertices_deg"])
     hw = line_width_deg / 2.0
     half = (float(np.abs(verts[:, 0]).max() + hw), float(np.abs(verts[:, 1]).max() + hw))
-    centres = _trajectory(display, n, speed_deg_s * _unit(direction_deg), center_deg)
-    _check_fits(display, "diamond", half, centres)
-    cov = _coverage(display, _segments_inside(verts, hw), centres, half)
-    L0 = display.background
-    frames = _frames(L0 + (level - L0) * cov)
+    frames, level = _render_translating(
+        display, "diamond", _segments_inside(verts, hw), half, direction_deg=direction_deg,
+        speed_deg_s=speed_deg_s, contrast=contrast, duration_ms=duration_ms, polarity=polarity,
+        center_deg=center_deg,
+    )
     params = dict(
         handedness=handedness, direction_deg=float(direction_deg), speed_deg_s=float(speed_deg_s),
         size_deg=float(size_deg), line_width_deg=float(line_width_deg), contrast=float(contrast),

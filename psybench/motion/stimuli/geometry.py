@@ -187,3 +187,20 @@ def _rect_half_extent(half_a: float, half_b: float, orientation_deg: float) -> t
 
 def _frames(lum: np.ndarray) -> np.ndarray:
     return np.clip(lum, 0.0, 1.0).astype(np.float32)
+
+
+def _render_translating(display: Display, what: str, inside: Inside, half_extent: tuple[float, float], *,
+                        direction_deg: float, speed_deg_s: float, contrast: float, duration_ms: float,
+                        polarity: int, center_deg) -> tuple[np.ndarray, float]:
+    """A rigid shape of luminance ``L0 (1 + polarity c)`` translating at constant velocity.
+
+    Returns the frames ``(T, H, W)`` float32 and the shape's luminance; raises if the
+    shape leaves the display at any frame (RR-7317 sec. 2.2: positions analytic in time).
+    """
+    n = _n_frames(display, duration_ms)
+    level = _levels(display, contrast, polarity)
+    centres = _trajectory(display, n, speed_deg_s * _unit(direction_deg), center_deg)
+    _check_fits(display, what, half_extent, centres)
+    cov = _coverage(display, inside, centres, half_extent)
+    L0 = display.background
+    return _frames(L0 + (level - L0) * cov), level
