@@ -3,7 +3,7 @@
 ``cache: True`` on rules motion_stimuli and motion_responses; a run with
 ``--cache`` and ``SNAKEMAKE_OUTPUT_CACHE=<dir>`` moves their outputs (Zarr
 directories) into the cache, keyed by a provenance hash of script, params (which
-include the code hash of the library modules, rules/common.smk) and upstream
+include the code hash of the library modules, rules/motion.smk) and upstream
 jobs. A second workflow in another directory, with the same config, fetches
 them instead of computing them; a change of parameters or of library code gives
 another key and misses.
@@ -102,7 +102,7 @@ def test_parameter_change_misses_cache(first):
 def test_code_change_misses_cache(first):
     root, cache, work_a, _ = first
     work_d = copy_workflow(root / "d", tiny_config())
-    module = work_d / "psybench" / "stimuli" / "motion.py"
+    module = work_d / "psybench" / "motion" / "stimuli" / "geometry.py"
     module.write_text(module.read_text() + "\n# a change to the stimulus code\n")
     name = sorted((work_a / "results/stimuli").glob("*.zarr"))[0].name
     proc = cached_run(work_d, cache, f"results/stimuli/{name}")
