@@ -42,8 +42,8 @@ MODELS = ("simoncelli_heeger", "tlapale_v1mt")
 
 def diamond_frames(n_frames: int):
     """The default diamond stimulus (cw, rightward) at 256x256, ``n_frames`` frames."""
-    from psybench.display import Display
-    from psybench.stimuli.motion import render_diamond
+    from psybench.motion.display import Display
+    from psybench.motion.stimuli import render_diamond
 
     display = Display()
     stim = render_diamond(display, handedness="cw", direction_deg=0.0, duration_ms=n_frames * display.frame_ms)
@@ -74,7 +74,7 @@ def model_fps(name: str, frames: np.ndarray, display) -> float:
 
 def store_seconds(name: str, stim, display) -> float:
     from psybench.io.store import ArraySpec, write_store
-    from psybench.models.run import run_motion_model
+    from psybench.motion.responses import run_motion_model
     from psybench.registry import resolve_model
 
     spec = resolve_model({"name": name, "algorithm": name})
@@ -90,7 +90,7 @@ def store_seconds(name: str, stim, display) -> float:
 _CHILD = r"""
 import json, sys, tracemalloc
 import numpy as np
-from psybench.display import Display
+from psybench.motion.display import Display
 from psybench.registry import resolve_model
 
 def hwm_kb():  # VmHWM: peak resident set of this process (reset by exec, unlike ru_maxrss)

@@ -1,7 +1,7 @@
 """Speed of the classic optical-flow models on 256x256 frame pairs.
 
 Prints frames/s (frame pairs per second, one thread) of every registered
-``psybench.models.flow`` algorithm at its default parameters, and the ratio to
+``psybench.motion.models.flow`` algorithm at its default parameters, and the ratio to
 Farneback (OpenCV) measured in the same run, plus the mean end-point error on the
 pair (a smooth texture translating by (0.4, -0.3) px/frame) as a sanity check.
 
@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from psybench.models import flow
+from psybench.motion.models import flow
 
 MODELS = {
     "farneback": flow.farneback,

@@ -8,6 +8,6 @@ The library is usable on its own; the Snakemake workflow orchestrates it.
 
 __version__ = "0.1.0"
 
-from psybench.display import Display  # noqa: E402
+from psybench.motion.display import Display  # noqa: E402
 
 __all__ = ["Display", "__version__"]

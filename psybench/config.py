@@ -67,7 +67,7 @@ def validate_config(config: dict[str, Any], *, schema_path: str | Path = SCHEMA_
     ------
     ConfigError
         For the first schema violation (by path), a duplicate or unknown model,
-        a model parameter the algorithm does not take, or bad stimulus values.
+        or a model parameter the algorithm does not take.
     """
     schema = yaml.safe_load(Path(schema_path).read_text())
     validator = _with_defaults(jsonschema.Draft202012Validator)(schema)
@@ -80,17 +80,9 @@ def validate_config(config: dict[str, Any], *, schema_path: str | Path = SCHEMA_
         _check_intphys_root(config["intphys"])
     if "motion" in config.get("tracks", []):
         track_models(config, "motion")
-        try:
-            from psybench.stimuli.motion import stimulus_set
-        except ModuleNotFoundError:  # pragma: no cover - during bootstrap only
-            stimulus_set = None
-        if stimulus_set is not None:
-            try:
-                from psybench.display import Display
-
-                stimulus_set(config["motion"], display=Display.from_config(config["display"]))
-            except ValueError as exc:
-                raise ConfigError(str(exc)) from None
+    # The motion stimulus set (with its checks JSON Schema cannot express: a stimulus
+    # fits the display, the diamonds' angles are compatible) is built once, by the
+    # workflow (rules/motion.smk) or the library user (psybench.motion.stimuli.stimulus_set).
     return config
 
 

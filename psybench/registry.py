@@ -4,7 +4,8 @@ An *algorithm* is a Python callable registered once with :func:`register`
 (psybench's own) or named ``package.module:function`` in the config (a user's).
 A *model* is one configured use of an algorithm: a unique name, the algorithm,
 and parameter values; the same algorithm may appear as several models with
-different parameters (intra-technique evaluation, papers/001 section 3.3).
+different parameters (intra-technique evaluation, Cabezas & Trujillo 2011 (Pareto dominance
+for disparity evaluation, VISAPP), sec. 3.3).
 
 Motion algorithms come in two kinds (``kind``):
 
@@ -36,6 +37,7 @@ import importlib
 import inspect
 from typing import Any, Callable, Mapping
 
+from psybench import motion
 from psybench.provenance import params_hash
 
 __all__ = [
@@ -66,9 +68,9 @@ _LOADED = False
 _BUILTIN_MODULES = {
     # motion: classic optical flow and the bio-inspired models
     "motion": (
-        "psybench.models.flow",
-        "psybench.models.motion_energy",
-        "psybench.models.v1mt",
+        "psybench.motion.models.flow",
+        "psybench.motion.models.motion_energy",
+        "psybench.motion.models.v1mt",
     ),
     # attention: saliency feature families
     "attention": (
@@ -342,12 +344,9 @@ BENCHMARKS: tuple[Benchmark, ...] = (
     Benchmark(
         name="motion_psychobench",
         track="motion",
-        paper="Tlapale, Kornprobst, Masson et al. (2010) Towards a bio-inspired evaluation methodology "
-        "for motion estimation models, INRIA RR-7317",
-        bibtex="@techreport{tlapale2010motionpsychobench, title={Towards a bio-inspired evaluation "
-        "methodology for motion estimation models}, author={Tlapale, E. and Kornprobst, P. and "
-        "Bouecke, J. D. and Neumann, H. and Masson, G. S.}, institution={INRIA}, number={RR-7317}, year={2010}}",
-        experiments=("barberpole", "diamonds", "dashed_bars", "grating_size"),
+        paper=motion.PAPER,
+        bibtex=motion.BIBTEX,
+        experiments=motion.EXPERIMENTS,
         metrics=("passed", "error", "gaussian_score"),
     ),
     Benchmark(

@@ -1,9 +1,9 @@
 """Shared artifacts: Snakemake's between-workflow output cache on stimuli and responses.
 
-``cache: True`` on rules stimuli_render and responses_motion; a run with
+``cache: True`` on rules motion_stimuli and motion_responses; a run with
 ``--cache`` and ``SNAKEMAKE_OUTPUT_CACHE=<dir>`` moves their outputs (Zarr
 directories) into the cache, keyed by a provenance hash of script, params (which
-include the code hash of the library modules, rules/common.smk) and upstream
+include the code hash of the library modules, rules/motion.smk) and upstream
 jobs. A second workflow in another directory, with the same config, fetches
 them instead of computing them; a change of parameters or of library code gives
 another key and misses.
@@ -19,7 +19,7 @@ from slurm_cluster import TABLE, copy_workflow, snakemake, tiny_config, workflow
 
 pytestmark = pytest.mark.workflow
 
-CACHED_RULES = ("stimuli_render", "responses_motion")
+CACHED_RULES = ("motion_stimuli", "motion_responses")
 
 
 def cached_run(work, cache, *targets):
@@ -77,7 +77,7 @@ def test_second_workflow_reuses_cache_without_recomputing(first):
     assert fetched(proc, "responses") == [f"hs/{s}" for s in stimuli], out
     assert computed(proc, "stimuli") == [] and computed(proc, "responses") == [], out
     assert all((work_b / "results/stimuli" / s / "zarr.json").is_symlink() for s in stimuli)
-    assert "Rule: readouts_pursuit" in out  # downstream stages (not cached) did run here
+    assert "Rule: motion_readouts" in out  # downstream stages (not cached) did run here
     assert (work_b / TABLE).read_bytes() == (work_a / TABLE).read_bytes()
     from psybench.io import verify_store
 
@@ -102,7 +102,7 @@ def test_parameter_change_misses_cache(first):
 def test_code_change_misses_cache(first):
     root, cache, work_a, _ = first
     work_d = copy_workflow(root / "d", tiny_config())
-    module = work_d / "psybench" / "stimuli" / "motion.py"
+    module = work_d / "psybench" / "motion" / "stimuli" / "geometry.py"
     module.write_text(module.read_text() + "\n# a change to the stimulus code\n")
     name = sorted((work_a / "results/stimuli").glob("*.zarr"))[0].name
     proc = cached_run(work_d, cache, f"results/stimuli/{name}")

@@ -150,7 +150,7 @@ def test_param_change_reschedules_only_that_model(workflow):
 
 
 def test_library_edit_reschedules_that_stage(workflow):
-    module = workflow / "psybench" / "readouts" / "motion.py"
+    module = workflow / "psybench" / "motion" / "readouts.py"
     original = module.read_text()
     module.write_text(original + "\n# an edit to the readout stage\n")
     try:

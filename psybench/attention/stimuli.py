@@ -231,7 +231,7 @@ def render_popout(
     Boxes of side ``box_px`` (source pixels) move at ``speed_px_s``; the distractors
     move towards ``distractor_direction_deg`` and the target towards
     ``target_direction_deg`` (degrees counter-clockwise from rightward, visual y up,
-    as :func:`psybench.display.direction_deg`), wrapping around the frame (torus).
+    as :func:`psybench.motion.display.direction_deg`), wrapping around the frame (torus).
     The default diagonal directions (45 deg against 225 deg) make the boxes sweep
     every row and column of the frame, so no region is systematically empty (set
     0 and 180 for the paper's Fig. 12 left panel).

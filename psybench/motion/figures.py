@@ -1,0 +1,228 @@
+"""Motion-track figures: stimulus frames, flow fields, direction-error curves with fits.
+
+Every function reads psybench stores, draws with matplotlib's Agg backend and
+saves a PNG without timestamps in its metadata, so figures are reproducible.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Sequence
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from psybench.io.atomic import atomic_output  # noqa: E402
+from psybench.io.store import open_store  # noqa: E402
+from psybench.motion import EXPERIMENTS  # noqa: E402
+
+__all__ = ["stimuli_montage", "flow_figure", "direction_error_figure", "save_png"]
+
+
+def save_png(fig, path: str | os.PathLike) -> Path:
+    """Save ``fig`` as PNG atomically, with no date in the metadata."""
+    path = Path(path)
+    with atomic_output(path) as tmp:
+        fig.savefig(tmp, dpi=90, metadata={"Software": None})
+    plt.close(fig)
+    return path
+
+
+def _name(path: str | os.PathLike) -> str:
+    return Path(path).name.removesuffix(".zarr")
+
+
+def stimuli_montage(stimulus_paths: Sequence[str | os.PathLike], out: str | os.PathLike) -> Path:
+    """First, middle and last frame of every stimulus, one row per stimulus."""
+    n = len(stimulus_paths)
+    fig, axes = plt.subplots(n, 3, figsize=(4.5, 1.5 * n), squeeze=False)
+    for row, p in enumerate(stimulus_paths):
+        store = open_store(p)
+        frames = store["frames"]
+        fps = store.attrs["display"]["frames_per_s"]
+        for col, t in enumerate((0, frames.shape[0] // 2, frames.shape[0] - 1)):
+            ax = axes[row, col]
+            ax.imshow(np.asarray(frames[t]), cmap="gray", vmin=0, vmax=1, interpolation="nearest")
+            ax.set_xticks([])
+            ax.set_yticks([])
+            if row == 0:
+                ax.set_title(f"{t * 1000 / fps:.0f} ms", fontsize=7)
+        axes[row, 0].set_ylabel(_name(p), fontsize=6, rotation=0, ha="right", va="center")
+    fig.tight_layout()
+    return save_png(fig, out)
+
+
+def flow_figure(response_paths: Sequence[str | os.PathLike], out: str | os.PathLike, *, step: int = 12) -> Path:
+    """Flow field at mid-stimulus over the frame, one panel per response store."""
+    n = len(response_paths)
+    fig, axes = plt.subplots(1, n, figsize=(2.6 * n, 2.8), squeeze=False)
+    for ax, p in zip(axes[0], response_paths):
+        store = open_store(p)
+        flow = store["flow"]
+        t = flow.shape[0] // 2
+        f = np.asarray(flow[t])
+        h, w = f.shape[:2]
+        yy, xx = np.mgrid[step // 2:h:step, step // 2:w:step]
+        u, v = f[yy, xx, 0], f[yy, xx, 1]
+        speed = np.hypot(f[..., 0], f[..., 1])
+        ax.imshow(speed, cmap="magma", interpolation="nearest")
+        vmax = float(np.percentile(np.hypot(u, v), 99)) or 1.0
+        ax.quiver(xx, yy, u, v, color="cyan", angles="xy", scale_units="xy", scale=vmax / (0.9 * step), width=0.006)
+        truth = store.attrs.get("stimulus", {}).get("truth", {}).get("velocity_px_per_frame")
+        title = _name(p)
+        if truth:
+            title += f"\ntrue ({truth[0]:.2f}, {truth[1]:.2f}) px/fr"
+        ax.set_title(title, fontsize=7)
+        ax.set_xticks([])
+        ax.set_yticks([])
+    model = store.attrs.get("model", {}).get("name", "")
+    fig.suptitle(f"{model}: flow at mid-stimulus (colour = speed, px/frame)", fontsize=8)
+    fig.tight_layout()
+    return save_png(fig, out)
+
+
+def _exp(t, a, tau, b):
+    return a * np.exp(-t / tau) + b
+
+
+def _half_differential(items):
+    """Mean (CW - CCW)/2 over directions, signed positive toward the vector average.
+
+    Each CW/CCW pair is oriented by the sign of its CW diamond's vector-average
+    bias, as :func:`psybench.motion.criteria.score_diamonds` does, so the curve is
+    the one the criterion fits.
+    """
+    from psybench.motion.display import wrap_deg
+
+    by_dir: dict = {}
+    for _, _, err, stim, _ in items:
+        params = stim.get("params", {})
+        hand = stim.get("handedness", params.get("handedness"))
+        if hand in ("cw", "ccw"):
+            by_dir.setdefault(params.get("direction_deg"), {})[hand] = (err, stim)
+    curves = []
+    for pair in by_dir.values():
+        if {"cw", "ccw"} <= set(pair):
+            (e_cw, s_cw), (e_ccw, _) = pair["cw"], pair["ccw"]
+            va = s_cw.get("vector_average_direction_deg")
+            sign = np.sign(wrap_deg(va - s_cw["truth"]["direction_deg"])) if va is not None else 1.0
+            curves.append(sign * (e_cw - e_ccw) / 2.0)
+    if not curves:
+        return None
+    with np.errstate(all="ignore"):
+        stacked = np.stack(curves)
+        n = np.isfinite(stacked).sum(axis=0)
+        return np.where(n > 0, np.nansum(stacked, axis=0) / np.maximum(n, 1), np.nan)
+
+
+def direction_error_figure(
+    readout_paths: Sequence[str | os.PathLike],
+    fits_csv: str | os.PathLike,
+    scores_csv: str | os.PathLike,
+    out: str | os.PathLike,
+) -> Path:
+    """Direction error of w(t) per stimulus, grouped by experiment, with the fitted curves.
+
+    For the diamonds the thick black curve is the half-differential error
+    (CW - CCW) / 2 averaged over directions, the quantity the criterion fits.
+    Fits are drawn from their onset (``t_onset_ms`` of the fits table).
+    """
+    groups: dict[str, list] = {}
+    model = ""
+    for p in readout_paths:
+        store = open_store(p)
+        stim = store.attrs.get("stimulus", {})
+        model = store.attrs.get("model", {}).get("name", model)
+        fps = store.attrs["display"]["frames_per_s"]
+        err = np.asarray(store["direction_error_deg"])
+        speed = np.asarray(store["speed_deg_s"])
+        t = np.arange(err.shape[0]) * 1000.0 / fps
+        groups.setdefault(stim.get("experiment", "?"), []).append((_name(p), t, err, stim, speed))
+    fits = pd.read_csv(fits_csv)
+    scores = pd.read_csv(scores_csv)
+    order = [e for e in EXPERIMENTS if e in groups]
+    order += [e for e in groups if e not in order]
+    fig, axes = plt.subplots(1, len(order), figsize=(3.8 * len(order), 3.2), squeeze=False)
+    for ax, exp in zip(axes[0], order):
+        items = groups[exp]
+        t_end = items[0][1][-1]
+        thin = 0.5 if exp == "diamonds" else 0.9
+        if exp == "grating_size":
+            # the criterion reads the early response's size, not its direction
+            for name, t, _, _, speed in items:
+                ax.plot(t, speed, lw=0.9, label=name)
+            ax.set_ylabel("pursuit speed |w| (deg/s)")
+        else:
+            for name, t, err, _, _ in items:
+                ax.plot(t, err, lw=thin, label=None if exp == "diamonds" else name)
+            ax.set_ylabel("direction error (deg)")
+        if exp == "diamonds":
+            hd = _half_differential(items)
+            if hd is not None:
+                ax.plot(items[0][1], hd, "k", lw=2, label="(CW - CCW) / 2, + toward vector average")
+        for _, row in fits[fits["experiment"] == exp].iterrows() if exp != "grating_size" else ():
+            tau = row.get("tau_ms", np.nan)
+            if np.isfinite(tau) and np.isfinite(row.get("A", np.nan)):
+                t0 = float(row.get("t_onset_ms", 0.0)) if np.isfinite(row.get("t_onset_ms", np.nan)) else 0.0
+                tt = np.linspace(0, t_end - t0, 200)
+                ax.plot(t0 + tt, _exp(tt, row["A"], tau, row["B"]), "--", color="crimson", lw=1.2,
+                        label=f"fit {row.get('curve', '')}: tau={tau:.0f} ms")
+        verdict = scores.loc[scores["experiment"] == exp]
+        if len(verdict):
+            r = verdict.iloc[0]
+            ax.set_title(f"{exp}: {'pass' if bool(r['passed']) else 'fail'} (error {float(r['error']):.3g})", fontsize=8)
+        else:
+            ax.set_title(exp, fontsize=8)
+        ax.axhline(0, color="grey", lw=0.5)
+        ax.set_xlabel("time (ms)")
+        ax.legend(fontsize=5, loc="best")
+    fig.suptitle(f"{model}: direction error of the pursuit readout", fontsize=9)
+    fig.tight_layout()
+    return save_png(fig, out)
+
+
+def barberpole_figure(score_csvs: Sequence[str | os.PathLike], out: str | os.PathLike) -> Path:
+    """Perceived direction of every model against the barber-pole's aspect ratio.
+
+    Drawn in the frame of the criterion: 0 deg is the grating normal (the 1D
+    motion), and the dotted line the aperture's long axis, which people perceive
+    (Wallach 1935; Masson et al. 2000). The shaded band is where the rule of
+    :func:`psybench.motion.criteria.score_barberpole` passes (closer to the long axis).
+    """
+    import json
+
+    fig, ax = plt.subplots(figsize=(5.0, 3.6))
+    span = None
+    for p in score_csvs:
+        scores = pd.read_csv(p)
+        row = scores[scores["experiment"] == "barberpole"]
+        if row.empty:
+            continue
+        details = json.loads(row.iloc[0]["details"])
+        stimuli = sorted(details.get("stimuli", []), key=lambda r: r["aspect_ratio"])
+        ar = [r["aspect_ratio"] for r in stimuli]
+        dev = [r.get("deviation_toward_long_axis_deg", 0.0) if r["aspect_ratio"] > 1 else
+               float(np.degrees(np.arctan2(np.sin(np.radians(r["perceived_deg"] - r["grating_normal_deg"])),
+                                           np.cos(np.radians(r["perceived_deg"] - r["grating_normal_deg"])))))
+               for r in stimuli]
+        for r in stimuli:
+            if "long_axis_direction_deg" in r:
+                d = r["long_axis_direction_deg"] - r["grating_normal_deg"]
+                span = abs(float((d + 180) % 360 - 180))
+        verdict = "pass" if bool(row.iloc[0]["passed"]) else "fail"
+        ax.plot(ar, dev, "o-", lw=1.2, label=f"{row.iloc[0]['model']} ({verdict})")
+    if span:
+        ax.axhline(span, color="k", ls=":", lw=1, label="long axis (human percept)")
+        ax.axhspan(span / 2, span, color="green", alpha=0.08, label="closer to the long axis")
+    ax.axhline(0, color="grey", lw=0.8, label="grating normal (1D)")
+    ax.set_xlabel("aperture aspect ratio")
+    ax.set_ylabel("perceived direction, deg from grating normal\n(positive toward the long axis)")
+    ax.set_title("Barber-pole: steady-state direction of w(t)", fontsize=9)
+    ax.legend(fontsize=6, loc="upper left")
+    fig.tight_layout()
+    return save_png(fig, out)

@@ -1,0 +1,403 @@
+"""Exponential fits of direction-error time courses (Tlapale et al. 2010, RR-7317 sec. 4.2).
+
+Motion Psychobench (RR-7317) section 4.2 compares models with people through
+the parameters of the curves experimentalists fit to their data:
+
+* :func:`fit_exponential`: ``f(t) = A exp(-t / tau) + B`` (RR-7317 eq. 4; the
+  decay of pursuit direction error, Masson & Stone 2002);
+* :func:`fit_exponential_scale_invariant`: the time-scale-invariant variant of
+  section 4.2.1, for models without a strict mapping to real time;
+* :func:`fit_double_exponential`: ``A1 exp(-t/tau1) + A2 exp(-t/tau2) + B``, since
+  Born et al. (2006) fit pursuit direction error by "at most two exponentials";
+  :func:`select_exponential` chooses one or two by BIC;
+* the Gaussian score of the fitted parameters against the literature
+  (RR-7317 eq. 1) is :func:`psybench.motion.literature.gaussian_score`.
+
+Fitting is deterministic: for every candidate time constant on a fixed
+logarithmic grid the amplitudes and offset are solved by linear least squares
+(variable projection), the best candidate seeds a bounded nonlinear least-squares
+refinement (:func:`scipy.optimize.least_squares`), and standard errors come from
+the Jacobian at the solution, ``cov = s^2 (J^T J)^-1`` with
+``s^2 = RSS / (n - k)``. NaN samples are dropped. Nothing warns: a curve that
+does not determine a parameter gets ``converged=False`` and NaN/inf errors.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+import numpy as np
+from scipy.optimize import least_squares
+
+__all__ = [
+    "FitResult",
+    "DoubleFitResult",
+    "ScaleInvariantFitResult",
+    "Selection",
+    "fit_exponential",
+    "fit_double_exponential",
+    "fit_exponential_scale_invariant",
+    "select_exponential",
+    "exponential",
+    "double_exponential",
+]
+
+_N_GRID = 60
+_N_GRID_DOUBLE = 24
+_COND_MAX = 1e12
+
+
+def exponential(t, A, tau, B):
+    """``A exp(-t / tau) + B`` (RR-7317 eq. 4)."""
+    return A * np.exp(-np.asarray(t, dtype=np.float64) / tau) + B
+
+
+def double_exponential(t, A1, tau1, A2, tau2, B):
+    """``A1 exp(-t / tau1) + A2 exp(-t / tau2) + B`` (Born et al. 2006)."""
+    t = np.asarray(t, dtype=np.float64)
+    return A1 * np.exp(-t / tau1) + A2 * np.exp(-t / tau2) + B
+
+
+@dataclasses.dataclass(frozen=True)
+class FitResult:
+    """Single-exponential fit ``A exp(-t/tau) + B``; time in the unit of ``t`` (ms).
+
+    ``se_*`` are asymptotic standard errors; ``r2 = 1 - RSS/TSS``; ``rmse =
+    sqrt(RSS/n)``; ``aic = n ln(RSS/n) + 2k`` and ``bic = n ln(RSS/n) + k ln n``
+    with ``k = 3``. ``converged`` is True when the optimiser succeeded, ``tau``
+    lies strictly inside its bounds and the covariance is finite.
+    """
+
+    A: float
+    tau_ms: float
+    B: float
+    se_A: float
+    se_tau: float
+    se_B: float
+    r2: float
+    rmse: float
+    n: int
+    converged: bool
+    aic: float = float("nan")
+    bic: float = float("nan")
+
+    def params(self) -> dict[str, float]:
+        """Parameters by literature name (``A``, ``tau_ms``, ``B``)."""
+        return {"A": self.A, "tau_ms": self.tau_ms, "B": self.B}
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass(frozen=True)
+class DoubleFitResult:
+    """Two-exponential fit, ``tau1_ms < tau2_ms``; fields as :class:`FitResult` (``k = 5``)."""
+
+    A1: float
+    tau1_ms: float
+    A2: float
+    tau2_ms: float
+    B: float
+    se_A1: float
+    se_tau1: float
+    se_A2: float
+    se_tau2: float
+    se_B: float
+    r2: float
+    rmse: float
+    n: int
+    converged: bool
+    aic: float = float("nan")
+    bic: float = float("nan")
+
+    def params(self) -> dict[str, float]:
+        return {"A1": self.A1, "tau1_ms": self.tau1_ms, "A2": self.A2, "tau2_ms": self.tau2_ms, "B": self.B}
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass(frozen=True)
+class ScaleInvariantFitResult:
+    """Time-scale-invariant fit ``A exp(-(t - t0) / (tau - t0)) + B`` (RR-7317 sec. 4.2.1).
+
+    ``t0`` and ``tau`` are in the unit of the model's own time axis; ``t0`` is
+    the fixed gauge (see :func:`fit_exponential_scale_invariant`), so it has no
+    standard error and ``se_tau`` is that of ``tau - t0``. Only ``A`` and ``B``
+    are comparable with literature values measured in real time.
+    """
+
+    A: float
+    tau: float
+    t0: float
+    B: float
+    se_A: float
+    se_tau: float
+    se_B: float
+    r2: float
+    rmse: float
+    n: int
+    converged: bool
+
+    def params(self) -> dict[str, float]:
+        """Only the time-scale-free parameters (``A``, ``B``)."""
+        return {"A": self.A, "B": self.B}
+
+    def t_tilde(self, t):
+        """Normalised time ``(t - t0) / (tau - t0)``: 0 at onset, 1 at the 1/e point."""
+        return (np.asarray(t, dtype=np.float64) - self.t0) / (self.tau - self.t0)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass(frozen=True)
+class Selection:
+    """Single vs double exponential by BIC: ``selected`` is ``"single"`` or ``"double"``."""
+
+    single: FitResult
+    double: DoubleFitResult
+    selected: str
+    delta_bic: float  # bic_single - bic_double (positive favours two exponentials)
+    delta_aic: float
+
+
+# ------------------------------------------------------------------------ helpers
+def _clean(t, y) -> tuple[np.ndarray, np.ndarray]:
+    t = np.asarray(t, dtype=np.float64).ravel()
+    y = np.asarray(y, dtype=np.float64).ravel()
+    if t.shape != y.shape:
+        raise ValueError(f"t and y must have the same length; got {t.shape[0]} and {y.shape[0]}")
+    ok = np.isfinite(t) & np.isfinite(y)
+    return t[ok], y[ok]
+
+
+def _tau_bounds(t: np.ndarray) -> tuple[float, float]:
+    diffs = np.diff(np.unique(t))
+    step = float(diffs.min()) if diffs.size else 1.0
+    span = float(t.max() - t.min()) if t.size > 1 else 1.0
+    return step / 20.0, max(span, step) * 100.0
+
+
+def _stats(y: np.ndarray, resid: np.ndarray, k: int) -> tuple[float, float, float, float, float]:
+    n = y.size
+    rss = float(resid @ resid)
+    tss = float(((y - y.mean()) ** 2).sum())
+    r2 = 1.0 - rss / tss if tss > 0 else float("nan")
+    rmse = math.sqrt(rss / n)
+    ll = n * math.log(max(rss, 1e-300) / n)
+    return rss, r2, rmse, ll + 2 * k, ll + k * math.log(n)
+
+
+def _stderr(jac: np.ndarray, rss: float, y: np.ndarray, rates=()) -> np.ndarray:
+    """Asymptotic SEs; inf when a time constant has no effect on the curve.
+
+    ``rates`` are the columns ``tau * df/dtau`` (the curve's sensitivity to a
+    relative change of each ``tau``); when one is negligible next to the data
+    (its amplitude is ~0) that ``tau`` is not determined by the data at all.
+    """
+    n, k = jac.shape
+    if n <= k:
+        return np.full(k, np.nan)
+    ref = max(1.0, float(np.max(np.abs(y))))
+    for col in rates:
+        if float(np.sqrt(np.mean(col**2))) < 1e-9 * ref:
+            return np.full(k, np.inf)
+    jtj = jac.T @ jac
+    scale = np.sqrt(np.diag(jtj))
+    if not np.all(scale > 0) or not np.all(np.isfinite(scale)):
+        return np.full(k, np.inf)
+    norm = jtj / np.outer(scale, scale)
+    if np.linalg.cond(norm) > _COND_MAX:
+        return np.full(k, np.inf)
+    cov = np.linalg.inv(norm) / np.outer(scale, scale) * (rss / (n - k))
+    return np.sqrt(np.clip(np.diag(cov), 0.0, None))
+
+
+def _linear(cols: list[np.ndarray], y: np.ndarray) -> tuple[np.ndarray, float]:
+    X = np.column_stack(cols)
+    coef, *_ = np.linalg.lstsq(X, y, rcond=None)
+    r = y - X @ coef
+    return coef, float(r @ r)
+
+
+def _inside(x: float, lo: float, hi: float) -> bool:
+    return lo * (1 + 1e-6) < x < hi * (1 - 1e-6)
+
+
+def _nan_single(n: int) -> FitResult:
+    nan = float("nan")
+    return FitResult(nan, nan, nan, nan, nan, nan, nan, nan, n, False)
+
+
+# --------------------------------------------------------------- single exponential
+def fit_exponential(t, y) -> FitResult:
+    """Least-squares fit of ``y(t) = A exp(-t / tau) + B`` (RR-7317 eq. 4).
+
+    Parameters
+    ----------
+    t : array_like, shape (N,)
+        Times (ms); the fit is in the unit of ``t``. ``A`` is the value of the
+        decaying part at ``t = 0``, so pass times relative to the response onset
+        if ``A`` should be the initial bias.
+    y : array_like, shape (N,)
+        Samples (e.g. direction error in deg). NaN samples are dropped.
+
+    Returns
+    -------
+    FitResult
+        ``tau`` is bounded to ``(min step / 20, 100 x span)``; NaN everywhere and
+        ``converged=False`` when fewer than 4 finite samples remain.
+    """
+    t, y = _clean(t, y)
+    n = t.size
+    if n < 4 or np.unique(t).size < 4:
+        return _nan_single(n)
+    lo, hi = _tau_bounds(t)
+    best = None
+    for tau in np.geomspace(lo * 1.01, hi * 0.99, _N_GRID):
+        coef, rss = _linear([np.exp(-t / tau), np.ones_like(t)], y)
+        if best is None or rss < best[0]:
+            best = (rss, coef[0], tau, coef[1])
+    _, a0, tau0, b0 = best
+
+    def resid(th):
+        return th[0] * np.exp(-t / np.exp(th[1])) + th[2] - y
+
+    sol = least_squares(resid, [a0, math.log(tau0), b0],
+                        bounds=([-np.inf, math.log(lo), -np.inf], [np.inf, math.log(hi), np.inf]),
+                        method="trf", x_scale="jac")
+    A, tau, B = float(sol.x[0]), float(math.exp(sol.x[1])), float(sol.x[2])
+    e = np.exp(-t / tau)
+    jac = np.column_stack([e, A * t / tau**2 * e, np.ones_like(t)])
+    rss, r2, rmse, aic, bic = _stats(y, resid(sol.x), 3)
+    se = _stderr(jac, rss, y, rates=[jac[:, 1] * tau])
+    converged = bool(sol.success and _inside(tau, lo, hi) and np.all(np.isfinite(se)))
+    return FitResult(A, tau, B, float(se[0]), float(se[1]), float(se[2]), r2, rmse, n, converged, aic, bic)
+
+
+# --------------------------------------------------------------- double exponential
+def fit_double_exponential(t, y) -> DoubleFitResult:
+    """Least-squares fit of ``A1 exp(-t/tau1) + A2 exp(-t/tau2) + B`` with ``tau1 < tau2``.
+
+    Born et al. (2006) found that the time course of the pursuit direction error
+    for tilted bars is "fitted very well by at most two exponential decay
+    functions" (quoted by RR-7317 section 3.2). The order is enforced by fitting
+    ``log tau1`` and ``log(tau2 / tau1) >= 0``.
+
+    Parameters
+    ----------
+    t, y : array_like, shape (N,)
+        As :func:`fit_exponential`; at least 6 finite samples.
+
+    Returns
+    -------
+    DoubleFitResult
+    """
+    t, y = _clean(t, y)
+    n = t.size
+    nan = float("nan")
+    if n < 6 or np.unique(t).size < 6:
+        return DoubleFitResult(*([nan] * 12), n, False)
+    lo, hi = _tau_bounds(t)
+    grid = np.geomspace(lo * 1.01, hi * 0.99, _N_GRID_DOUBLE)
+    exps = [np.exp(-t / tau) for tau in grid]
+    one = np.ones_like(t)
+    best = None
+    for i in range(len(grid)):
+        for j in range(i + 1, len(grid)):
+            coef, rss = _linear([exps[i], exps[j], one], y)
+            if best is None or rss < best[0]:
+                best = (rss, coef, grid[i], grid[j])
+    _, coef0, t10, t20 = best
+    r_hi = math.log(hi / lo)
+
+    def unpack(th):
+        tau1 = math.exp(th[1])
+        return th[0], tau1, th[2], tau1 * math.exp(th[3]), th[4]
+
+    def resid(th):
+        a1, tau1, a2, tau2, b = unpack(th)
+        return a1 * np.exp(-t / tau1) + a2 * np.exp(-t / tau2) + b - y
+
+    x0 = [coef0[0], math.log(t10), coef0[1], math.log(t20 / t10), coef0[2]]
+    sol = least_squares(resid, x0,
+                        bounds=([-np.inf, math.log(lo), -np.inf, 0.0, -np.inf],
+                                [np.inf, math.log(hi), np.inf, r_hi, np.inf]),
+                        method="trf", x_scale="jac")
+    a1, tau1, a2, tau2, b = (float(v) for v in unpack(sol.x))
+    e1, e2 = np.exp(-t / tau1), np.exp(-t / tau2)
+    jac = np.column_stack([e1, a1 * t / tau1**2 * e1, e2, a2 * t / tau2**2 * e2, one])
+    rss, r2, rmse, aic, bic = _stats(y, resid(sol.x), 5)
+    se = _stderr(jac, rss, y, rates=[jac[:, 1] * tau1, jac[:, 3] * tau2])
+    converged = bool(
+        sol.success and _inside(tau1, lo, hi) and _inside(tau2, lo, hi)
+        and tau2 > tau1 * (1 + 1e-3) and np.all(np.isfinite(se))
+    )
+    return DoubleFitResult(a1, tau1, a2, tau2, b, *(float(s) for s in se), r2, rmse, n, converged, aic, bic)
+
+
+def select_exponential(t, y, *, bic_margin: float = 2.0) -> Selection:
+    """Fit one and two exponentials and choose by the Bayesian information criterion.
+
+    Two exponentials are selected iff their fit converged and
+    ``BIC_single - BIC_double > bic_margin``; the default margin 2 is the
+    lower edge of "positive" evidence (Kass & Raftery 1995), so the extra two
+    parameters must earn their place.
+    """
+    single = fit_exponential(t, y)
+    double = fit_double_exponential(t, y)
+    d_bic = single.bic - double.bic
+    d_aic = single.aic - double.aic
+    chosen = "double" if (double.converged and np.isfinite(d_bic) and d_bic > bic_margin) else "single"
+    return Selection(single, double, chosen, float(d_bic), float(d_aic))
+
+
+# ----------------------------------------------------------- scale-invariant variant
+def fit_exponential_scale_invariant(t, y, *, t0: float | None = None) -> ScaleInvariantFitResult:
+    """Time-scale-invariant exponential fit (RR-7317 section 4.2.1).
+
+    The paper replaces ``t`` by ``t~ = t / (tau - t0)`` with two fitted
+    parameters ``tau`` and ``t0``, for models with no strict mapping between
+    their time (iterations, frames) and real time. We write it with the time
+    measured from ``t0``::
+
+        f(t) = A exp(-t~) + B,   t~ = (t - t0) / (tau - t0),
+
+    so ``t0`` is the response onset (``t~ = 0``) and ``tau`` the time of the 1/e
+    point (``t~ = 1``), both in the model's own time unit.
+
+    Identifiability: ``tau`` and ``t0`` enter only through the scale
+    ``d = tau - t0`` and through the shift ``t0``, and for an exponential a
+    shift is indistinguishable from a change of amplitude
+    (``A exp(-(t - t0 - c)/d) = A e^{c/d} exp(-(t - t0)/d)``): the two extra
+    parameters are one too many. We therefore fix the gauge ``t0`` (by default
+    the first finite sample, the onset of the response, which is observable) and
+    fit ``A``, ``d > 0`` and ``B``. ``A`` (amplitude at onset) and ``B``
+    (asymptote) are then invariant under any affine change of the time axis
+    ``t -> a t + b`` (``a > 0``), which is what makes them comparable with
+    literature values; ``tau`` is reported in model time units and must not be
+    scored against a time constant in ms.
+
+    Parameters
+    ----------
+    t : array_like, shape (N,)
+        Model time in any unit.
+    y : array_like, shape (N,)
+    t0 : float, optional
+        Gauge (onset); default: the first finite sample time.
+
+    Returns
+    -------
+    ScaleInvariantFitResult
+    """
+    tc, yc = _clean(t, y)
+    if t0 is None:
+        t0 = float(tc.min()) if tc.size else float("nan")
+    fit = fit_exponential(tc - t0, yc)
+    return ScaleInvariantFitResult(
+        A=fit.A, tau=t0 + fit.tau_ms, t0=float(t0), B=fit.B, se_A=fit.se_A, se_tau=fit.se_tau,
+        se_B=fit.se_B, r2=fit.r2, rmse=fit.rmse, n=fit.n, converged=fit.converged,
+    )

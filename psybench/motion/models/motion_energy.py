@@ -1,0 +1,394 @@
+"""Motion-energy model of V1 and MT in the style of Simoncelli & Heeger (1998).
+
+The model is a feed-forward cascade, streamed over blocks of frames:
+
+1. *Pre-processing.* Luminance ``I`` becomes contrast ``(I - L0) / L0`` (``L0`` the
+   display background), is blurred and decimated by ``downsample`` (the model runs
+   on that coarser grid; SH98 run the same cascade on a pyramid level).
+2. *V1 linear stage* (SH98 eq. 1): third-order derivative-of-Gaussian filters in
+   space-time. The ten separable basis filters ``G_abc = d^a/dx^a d^b/dy^b d^c/dt^c G``
+   (``a + b + c = 3``) are steered to ``n_directions`` unit vectors ``n`` spread
+   over a hemisphere of the (scaled) space-time frequency domain:
+   ``L_n = sum_abc 3!/(a! b! c!) n_x^a n_y^b n_t^c G_abc * I``.
+   Time is filtered with a ``2 R + 1`` tap window that ends at the current frame,
+   so the model is causal with a delay of ``R`` frames.
+3. *V1 energy and normalisation* (SH98 eqs. 2-3): ``E_n = G_blur * L_n^2`` and
+   ``C_n = E_n / (sum_m E_m + sigma_v1^2)``; ``sigma_v1^2`` is the summed energy
+   of a reference grating of contrast ``v1_c50`` (SH98 ``v1C50``), so responses
+   are bounded by 1 and zero input gives exactly zero.
+4. *MT linear stage* (SH98 eq. 5): for each preferred velocity ``v`` the V1
+   units whose direction ``n`` lies in the spectral plane of ``v``
+   (``omega_t + v . omega_xy = 0``, normal ``m ~ (v_x, v_y, 1)`` in scaled units)
+   are excitatory, the others inhibitory:
+   ``w_n(v) = g_n(v) - mean_m g_m(v)``, ``g_n(v) = (1 - (n . m)^2)^3`` (the
+   sixth-power angular tuning of a third-order filter), followed by spatial
+   pooling ``G_mt``.
+5. *MT non-linearity and normalisation* (SH98 eqs. 6-7): half-squaring
+   ``M_v = (L_v + mt_offset)_+^2`` and ``P_v = M_v / (sum_u M_u + sigma_mt^2)``.
+   ``p(t, x, v) = P_v``; the flow is RR-7317 eq. 2,
+   ``v(t, x) = sum_v p v / sum_v p`` (zero where ``sum_v p`` vanishes).
+
+Departures from SH98, all deliberate and documented in ``docs/models.md``: a
+single spatial scale on a coarser grid instead of a pyramid; weights from an
+analytic in-plane tuning rather than the reference code's least-squares fit;
+``mt_offset`` defaults to 0 (SH98 0.317) so that a uniform field gives exactly
+zero MT response; the velocity population is a polar grid matched to the
+benchmark's speeds (see :func:`velocity_grid`).
+
+References
+----------
+.. [1] Simoncelli, E. P. & Heeger, D. J. (1998). A model of neuronal responses
+   in visual area MT. Vision Research 38(5), 743-761.
+.. [2] Kornprobst, P., Tlapale, E. et al. (2010). Motion Psychobench, INRIA
+   RR-7317, eq. 2.
+"""
+
+from __future__ import annotations
+
+from math import factorial
+from typing import Iterator
+
+import numpy as np
+from scipy import ndimage
+
+from psybench.motion.display import Display
+from psybench.motion.population import flow_from_distribution
+from psybench.registry import register
+
+__all__ = [
+    "simoncelli_heeger",
+    "velocity_grid",
+    "flow_from_distribution",
+    "steering_directions",
+]
+
+
+# --------------------------------------------------------------------------- helpers
+def velocity_grid(speeds=(0.4, 0.8, 1.6, 3.2), n_directions: int = 8, *, include_zero: bool = True) -> np.ndarray:
+    """Polar velocity grid in px/frame: zero plus ``speeds`` x ``n_directions``.
+
+    Parameters
+    ----------
+    speeds : sequence of float
+        Speeds (px/frame, full-resolution pixels).
+    n_directions : int
+        Equally spaced directions, the first rightward (direction 0 deg).
+    include_zero : bool
+        Prepend the zero velocity.
+
+    Returns
+    -------
+    ndarray, shape (V, 2)
+        Velocities ``(u, v)``, u rightward and v downward (image coordinates);
+        direction ``k`` is ``360 k / n_directions`` degrees counter-clockwise with
+        the visual y axis up, i.e. ``(s cos a, -s sin a)``.
+    """
+    speeds = np.asarray(speeds, dtype=float).ravel()
+    if speeds.size == 0 or np.any(speeds <= 0):
+        raise ValueError(f"speeds must be positive px/frame values, got {speeds.tolist()}")
+    if int(n_directions) != n_directions or n_directions < 2:
+        raise ValueError(f"n_directions must be an integer >= 2, got {n_directions!r}")
+    ang = 2 * np.pi * np.arange(int(n_directions)) / int(n_directions)
+    vel = [np.stack([s * np.cos(ang), -s * np.sin(ang)], axis=1) for s in speeds]
+    out = np.concatenate(([np.zeros((1, 2))] if include_zero else []) + vel, axis=0)
+    return out.astype(np.float64)
+
+
+def _flow(p: np.ndarray, velocities: np.ndarray) -> np.ndarray:
+    """RR-7317 eq. 2 on the model's float32 population (0 where ``sum_v p <= 1e-12``)."""
+    return flow_from_distribution(np.asarray(p, dtype=np.float32), velocities, eps=1e-12)
+
+
+def steering_directions(n: int) -> np.ndarray:
+    """``n`` unit vectors ``(x, y, t)`` spread over the hemisphere ``t >= 0``.
+
+    A Fibonacci lattice on the hemisphere: SH98 use 28 directions "evenly
+    distributed"; opposite directions give the same energy, hence a hemisphere.
+
+    Returns
+    -------
+    ndarray, shape (n, 3)
+    """
+    if int(n) != n or n < 10:
+        raise ValueError(f"n_directions must be an integer >= 10 (ten steerable bases), got {n!r}")
+    i = np.arange(int(n)) + 0.5
+    z = 1.0 - i / n  # t component in (0, 1)
+    r = np.sqrt(1.0 - z * z)
+    phi = i * np.pi * (3.0 - np.sqrt(5.0))
+    return np.stack([r * np.cos(phi), r * np.sin(phi), z], axis=1)
+
+
+def _hermite_kernels(sigma: float, radius: int) -> list[np.ndarray]:
+    """Derivatives of order 0..3 of a unit-area Gaussian, in units of ``sigma`` (scaled coordinates)."""
+    x = np.arange(-radius, radius + 1, dtype=np.float64)
+    s = x / sigma
+    g = np.exp(-0.5 * s * s)
+    g /= g.sum()
+    # d^k/ds^k exp(-s^2/2) = (-1)^k He_k(s) exp(-s^2/2); He_1 = s, He_2 = s^2 - 1, He_3 = s^3 - 3 s
+    ks = [g, -s * g, (s * s - 1) * g, -(s**3 - 3 * s) * g]
+    # remove the DC of odd/even derivative kernels so that uniform input gives exactly zero
+    for k in (1, 2, 3):
+        ks[k] = ks[k] - ks[k].mean() if k % 2 == 0 else ks[k]
+    return [k.astype(np.float32) for k in ks]
+
+
+_YIELD_FRAMES = 4  # frames per yielded full-resolution block
+
+_BASIS = [(a, b, 3 - a - b) for a in range(4) for b in range(4 - a)]  # (order x, order y, order t)
+
+
+def _steering_matrix(dirs: np.ndarray) -> np.ndarray:
+    """Shape (10, n): ``L_n = sum_k S[k, n] G_k`` for third-order directional derivatives."""
+    s = np.empty((len(_BASIS), len(dirs)))
+    for k, (a, b, c) in enumerate(_BASIS):
+        coef = factorial(3) / (factorial(a) * factorial(b) * factorial(c))
+        s[k] = coef * dirs[:, 0] ** a * dirs[:, 1] ** b * dirs[:, 2] ** c
+    return s.astype(np.float32)
+
+
+def _mt_weights(dirs: np.ndarray, vel_scaled: np.ndarray, power: float) -> np.ndarray:
+    """Shape (n, V): zero-sum MT weights over V1 directions (SH98 eq. 5 in spirit)."""
+    m = np.concatenate([vel_scaled, np.ones((len(vel_scaled), 1))], axis=1)
+    m /= np.linalg.norm(m, axis=1, keepdims=True)
+    cos_el2 = 1.0 - (dirs @ m.T) ** 2  # cos^2 of the elevation of n from the plane
+    g = np.clip(cos_el2, 0.0, 1.0) ** power
+    w = g - g.mean(axis=0, keepdims=True)
+    w /= np.abs(w).sum(axis=0, keepdims=True)
+    return w.astype(np.float32)
+
+
+def downsample_frames(frames: np.ndarray, factor: int) -> np.ndarray:
+    """Gaussian anti-alias blur (sigma = factor / 2) and decimation of ``(t, H, W)`` frames.
+
+    The grid is padded (edge values) to a multiple of ``factor``.
+    """
+    if factor == 1:
+        return frames.astype(np.float32, copy=False)
+    t, h, w = frames.shape
+    ph, pw = (-h) % factor, (-w) % factor
+    if ph or pw:
+        frames = np.pad(frames, ((0, 0), (0, ph), (0, pw)), mode="edge")
+    blurred = ndimage.gaussian_filter(frames, sigma=(0, factor / 2.0, factor / 2.0), mode="nearest", truncate=3.0)
+    off = factor // 2
+    return np.ascontiguousarray(blurred[:, off::factor, off::factor], dtype=np.float32)
+
+
+def upsample_blocks(x: np.ndarray, factor: int, height: int, width: int) -> np.ndarray:
+    """Replicate each internal grid cell over a ``factor x factor`` block; crop to (H, W).
+
+    ``x`` has shape ``(t, h, w, ...)``. Block replication (not interpolation) keeps
+    ``flow == eq. 2 of p`` pixel by pixel and compresses well in the response store.
+    """
+    if factor == 1:
+        return x[:, :height, :width]
+    t, h, w = x.shape[:3]
+    out = np.empty((t, h, factor, w, factor) + x.shape[3:], dtype=x.dtype)
+    out[...] = x[:, :, None, :, None]  # one broadcast copy (faster than two np.repeat)
+    out = out.reshape((t, h * factor, w * factor) + x.shape[3:])
+    if out.shape[1] != height or out.shape[2] != width:
+        out = np.ascontiguousarray(out[:, :height, :width])
+    return out
+
+
+# --------------------------------------------------------------------------- the model
+class _MotionEnergy:
+    """Pre-computed filters of one parameter setting (internal)."""
+
+    def __init__(self, *, display: Display, downsample: int, sigma_deg: float, sigma_t_ms: float,
+                 n_directions: int, blur_deg: float, mt_pool_deg: float, mt_downsample: int, v1_c50: float, mt_c50: float,
+                 mt_offset: float, weight_power: float, velocities_px: np.ndarray):
+        self.ds = int(downsample)
+        self.sigma_s = sigma_deg * display.px_per_deg / self.ds  # internal px
+        self.sigma_t = sigma_t_ms / display.frame_ms  # frames
+        self.radius_s = max(2, int(np.ceil(2.7 * self.sigma_s)))
+        self.radius_t = max(2, int(np.ceil(2.7 * self.sigma_t)))
+        self.ks = _hermite_kernels(self.sigma_s, self.radius_s)
+        kt = _hermite_kernels(self.sigma_t, self.radius_t)
+        # causal window: output at frame t uses frames t-2R..t, kernel centred at t-R.
+        # win[..., i] holds frame t - 2R + i; convolution weights are the kernel reversed
+        self.kt = np.ascontiguousarray(np.stack(kt, axis=1)[::-1])  # (2R+1, 4)
+        self.dirs = steering_directions(n_directions)
+        self.steer = _steering_matrix(self.dirs)
+        self.blur = blur_deg * display.px_per_deg / self.ds
+        self.mt_pool = mt_pool_deg * display.px_per_deg / (self.ds * int(mt_downsample))
+        # velocity (internal px/frame) in scaled units x/sigma_s, t/sigma_t
+        vel_scaled = np.asarray(velocities_px, float) / self.ds * self.sigma_t / self.sigma_s
+        self.w_mt = _mt_weights(self.dirs, vel_scaled, weight_power)
+        self.mt_offset = float(mt_offset)
+        self.velocities = np.asarray(velocities_px, np.float32)
+        self.sigma_v1_sq = float(v1_c50) ** 2 * self._reference_energy()
+        self.sigma_mt_sq = float(mt_c50) ** 2
+
+    # -- V1 -------------------------------------------------------------------------
+    def _v1_linear(self, hist: np.ndarray) -> np.ndarray:
+        """``hist`` (n + 2R, h, w) contrast frames -> steered responses (n, h, w, n_dir)."""
+        win = np.lib.stride_tricks.sliding_window_view(hist, self.kt.shape[0], axis=0)  # (n, h, w, 2R+1)
+        tc = win @ self.kt  # (n, h, w, 4): temporal derivative orders 0..3
+        basis = np.empty(tc.shape[:3] + (len(_BASIS),), np.float32)
+        ks = self.ks
+        for c in range(4):
+            img = np.ascontiguousarray(tc[..., c])
+            for a in range(4 - c):
+                xa = ndimage.correlate1d(img, ks[a][::-1], axis=2, mode="nearest")
+                b = 3 - c - a
+                k = _BASIS.index((a, b, c))
+                basis[..., k] = ndimage.correlate1d(xa, ks[b][::-1], axis=1, mode="nearest")
+        return basis @ self.steer
+
+    def _energy(self, lin: np.ndarray) -> np.ndarray:
+        e = lin * lin
+        if self.blur > 0:
+            e = ndimage.gaussian_filter(e, sigma=(0, self.blur, self.blur, 0), mode="nearest", truncate=3.0)
+        return e
+
+    def _reference_energy(self) -> float:
+        """Summed V1 energy at the centre of a static contrast-1 grating at the filters' peak frequency."""
+        f = np.sqrt(3.0) / (2 * np.pi * self.sigma_s)  # cycles/px: peak of s^3 exp(-s^2/2) in frequency
+        n = 4 * self.radius_s + 8
+        x = np.arange(n, dtype=np.float32)
+        img = np.cos(2 * np.pi * f * x)[None, None, :].repeat(n, axis=1)
+        hist = np.repeat(img, 2 * self.radius_t + 1, axis=0).astype(np.float32)
+        e = self._energy(self._v1_linear(hist))
+        return float(e[0, n // 2, n // 2].sum())
+
+    def v1(self, hist: np.ndarray) -> np.ndarray:
+        """Normalised V1 responses ``C_n`` (SH98 eq. 3), shape (n, h, w, n_dir), in [0, 1]."""
+        e = self._energy(self._v1_linear(hist))
+        return e / (e.sum(axis=-1, keepdims=True) + self.sigma_v1_sq)
+
+    def mt(self, c: np.ndarray) -> np.ndarray:
+        """Normalised MT responses ``P_v`` (SH98 eqs. 5-7), shape (n, h, w, V), in [0, 1]."""
+        lin = c @ self.w_mt
+        if self.mt_pool > 0:
+            lin = ndimage.gaussian_filter(lin, sigma=(0, self.mt_pool, self.mt_pool, 0), mode="nearest", truncate=3.0)
+        m = np.maximum(lin + self.mt_offset, 0.0) ** 2
+        return (m / (m.sum(axis=-1, keepdims=True) + self.sigma_mt_sq)).astype(np.float32, copy=False)
+
+
+def _me_velocities(*, speeds=(0.4, 0.8, 1.6, 3.2), n_velocity_directions=12, **_ignored) -> np.ndarray:
+    return velocity_grid(speeds, n_velocity_directions)
+
+
+@register(
+    "simoncelli_heeger",
+    track="motion",
+    kind="stream",
+    reference="Simoncelli & Heeger 1998, Vision Res 38:743",
+)
+def simoncelli_heeger(
+    chunks,
+    *,
+    display: Display,
+    downsample: int = 2,
+    sigma_deg: float = 0.375,
+    sigma_t_ms: float = 15.0,
+    n_directions: int = 40,
+    blur_deg: float = 0.125,
+    mt_pool_deg: float = 0.375,
+    mt_downsample: int = 2,
+    v1_c50: float = 0.1,
+    mt_c50: float = 0.1,
+    mt_offset: float = 0.0,
+    weight_power: float = 3.0,
+    speeds: tuple = (0.4, 0.8, 1.6, 3.2),
+    n_velocity_directions: int = 12,
+    return_v1: bool = False,
+) -> Iterator[dict[str, np.ndarray]]:
+    """Motion-energy V1 -> MT model (Simoncelli & Heeger 1998), streamed.
+
+    Parameters
+    ----------
+    chunks : iterable of ndarray, shape (t, H, W)
+        Consecutive frame blocks, float32 luminance in [0, 1].
+    display : Display
+        Display mapping (px/deg, frame duration, background luminance).
+    downsample : int
+        Internal grid = frames decimated by this factor; outputs are replicated
+        back over ``downsample x downsample`` blocks.
+    sigma_deg : float
+        Spatial sigma of the derivative-of-Gaussian filters (deg). 0.375 deg =
+        3 px at 8 px/deg: filter peak period ~11 px (0.7 cycles/deg).
+    sigma_t_ms : float
+        Temporal sigma (ms); the window has ``2 R + 1`` taps, ``R = ceil(2.7 sigma)``
+        frames, and delays the response by ``R`` frames.
+    n_directions : int
+        V1 directions on the space-time hemisphere (SH98: 28).
+    blur_deg : float
+        Spatial blur of the squared responses (SH98 "blur").
+    mt_pool_deg : float
+        Spatial pooling sigma of MT's linear stage.
+    mt_downsample : int
+        MT runs on the V1 grid decimated by this factor (2x2 mean of ``C_n``), so the
+        output grid is ``downsample * mt_downsample`` display pixels per cell.
+    v1_c50, mt_c50 : float
+        Semi-saturation constants (SH98 ``v1C50``, ``mtC50``): ``sigma_v1^2`` is
+        ``v1_c50^2`` times the energy of a contrast-1 optimal grating.
+    mt_offset : float
+        Added before half-squaring (SH98: 0.317); 0 keeps zero input at zero.
+    weight_power : float
+        Exponent of the in-plane tuning ``g = cos^2(elevation)^power`` of MT weights.
+    speeds : sequence of float
+        MT preferred speeds (px/frame) of the population, with
+        ``n_velocity_directions`` directions each, plus the zero velocity.
+    n_velocity_directions : int
+        Directions per speed.
+    return_v1 : bool
+        Also yield ``"v1"`` (t, h, w, n_directions) on the internal grid (tests and
+        diagnostics; the runner rejects unknown outputs, keep it False there).
+
+    Yields
+    ------
+    dict
+        ``"flow"``: ndarray, shape (t, H, W, 2), float32 px/frame (RR-7317 eq. 2);
+        ``"p"``: ndarray, shape (t, H, W, V), float32, normalised MT responses over
+        :func:`velocity_grid` ``(speeds, n_velocity_directions)``.
+    """
+    for key, val in (("downsample", downsample), ("n_directions", n_directions), ("mt_downsample", mt_downsample)):
+        if int(val) != val or val < 1:
+            raise ValueError(f"simoncelli_heeger: {key} must be a positive integer, got {val!r}")
+    for key, val in (("sigma_deg", sigma_deg), ("sigma_t_ms", sigma_t_ms), ("v1_c50", v1_c50), ("mt_c50", mt_c50)):
+        if not val > 0:
+            raise ValueError(f"simoncelli_heeger: {key} must be > 0, got {val!r}")
+    vel = velocity_grid(speeds, n_velocity_directions)
+    model = _MotionEnergy(
+        display=display, downsample=downsample, sigma_deg=sigma_deg, sigma_t_ms=sigma_t_ms,
+        n_directions=n_directions, blur_deg=blur_deg, mt_pool_deg=mt_pool_deg, mt_downsample=mt_downsample,
+        v1_c50=v1_c50,
+        mt_c50=mt_c50, mt_offset=mt_offset, weight_power=weight_power, velocities_px=vel,
+    )
+    ds, taps = int(downsample), model.kt.shape[0]
+    hist = None  # last (taps - 1) contrast frames on the internal grid
+    for block in chunks:
+        block = np.asarray(block, dtype=np.float32)
+        if block.ndim != 3:
+            raise ValueError(f"simoncelli_heeger: frame blocks must be (t, H, W), got shape {block.shape}")
+        if block.shape[0] == 0:
+            continue
+        n, height, width = block.shape
+        small = downsample_frames((block - display.background) / display.background, ds)
+        if hist is None:  # before the first frame the scene is the first frame, static
+            hist = np.repeat(small[:1], taps - 1, axis=0)
+        ext = np.concatenate([hist, small], axis=0)
+        hist = ext[-(taps - 1):].copy()
+        c = model.v1(ext)
+        cm = c
+        if mt_downsample > 1:  # MT pools over several V1 cells anyway: run it on a coarser grid
+            q = int(mt_downsample)
+            ph, pw = (-c.shape[1]) % q, (-c.shape[2]) % q
+            cm = np.pad(c, ((0, 0), (0, ph), (0, pw), (0, 0)), mode="edge") if ph or pw else c
+            hq, wq = cm.shape[1] // q, cm.shape[2] // q
+            cm = cm.reshape(c.shape[0], hq, q, wq, q, c.shape[3]).mean(axis=(2, 4))
+        p = model.mt(cm)
+        flow = _flow(p, vel)
+        ds_out = ds * int(mt_downsample)
+        # full-resolution outputs are yielded a few frames at a time to bound memory
+        for a in range(0, n, _YIELD_FRAMES):
+            b = min(n, a + _YIELD_FRAMES)
+            out = {"flow": upsample_blocks(flow[a:b], ds_out, height, width),
+                   "p": upsample_blocks(p[a:b], ds_out, height, width)}
+            if return_v1:
+                out["v1"] = c[a:b].astype(np.float32)
+            yield out
+
+
+simoncelli_heeger.velocities = _me_velocities

@@ -1,0 +1,143 @@
+"""Score one motion model: route its readouts to the experiments' criteria, collect the tables.
+
+Each readout's stimulus attributes (``experiment``) route it to the criterion of
+its experiment (:mod:`psybench.motion.criteria`, Tlapale et al. 2010, RR-7317
+Table 1); the result is one score row per experiment and one fit row per fitted
+curve (RR-7317 sec. 4.2).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from psybench.io.tables import write_table
+from psybench.motion import EXPERIMENTS
+from psybench.motion.criteria import CRITERIA_DEFAULTS, SCORERS, merge_criteria
+from psybench.motion.literature import load_literature
+from psybench.motion.readouts import load_readout
+
+__all__ = [
+    "CRITERIA_DEFAULTS",
+    "EXPERIMENTS",
+    "SCORE_COLUMNS",
+    "FIT_COLUMNS",
+    "merge_criteria",
+    "score_model",
+    "score_model_stores",
+]
+
+SCORE_COLUMNS = ["experiment", "model", "passed", "error", "details"]
+FIT_COLUMNS = [
+    "experiment", "model", "curve", "family", "t_onset_ms",
+    "A", "tau_ms", "B", "se_A", "se_tau", "se_B", "r2", "rmse", "n", "converged", "aic", "bic",
+    "gaussian_score", "n_lit_params", "selected", "delta_bic",
+    "double_A1", "double_tau1_ms", "double_A2", "double_tau2_ms", "double_B", "double_r2", "double_converged",
+    "si_A", "si_B", "si_t0", "si_tau", "si_r2",
+]
+
+
+# -------------------------------------------------------------------- readout data
+def _as_readout(name: str, data: Any) -> dict[str, Any]:
+    if isinstance(data, (str, os.PathLike)):
+        data = load_readout(data)
+    for key in ("t_ms", "direction_error_deg", "stimulus"):
+        if key not in data:
+            raise ValueError(f"readout of {name!r} lacks {key!r}")
+    out = dict(data)
+    out["t_ms"] = np.asarray(data["t_ms"], dtype=np.float64)
+    out["direction_error_deg"] = np.asarray(data["direction_error_deg"], dtype=np.float64)
+    n = out["t_ms"].shape[0]
+    if out["direction_error_deg"].shape != (n,):
+        raise ValueError(f"readout of {name!r}: direction_error_deg has shape "
+                         f"{out['direction_error_deg'].shape}, expected ({n},)")
+    for key in ("direction_deg", "speed_deg_s"):
+        if key in data:
+            out[key] = np.asarray(data[key], dtype=np.float64)
+    stim = dict(data["stimulus"])
+    stim.setdefault("name", name)
+    out["stimulus"] = stim
+    return out
+
+
+def score_model(
+    model: str,
+    readouts: Mapping[str, Any],
+    *,
+    criteria: Mapping[str, Any] | None = None,
+    literature: Mapping[str, Any] | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Score one model on every experiment present in its readouts.
+
+    Parameters
+    ----------
+    model : str
+        Only copied into the rows; no rule depends on it.
+    readouts : mapping of str to (path or dict)
+        Stimulus name -> readout store path or readout dict (see module docstring);
+        each stimulus's ``experiment`` attribute routes it to its criterion.
+    criteria : mapping, optional
+        Overrides of :data:`CRITERIA_DEFAULTS` (``{section: {key: value}}``).
+    literature : mapping, optional
+        As returned by :func:`psybench.motion.literature.load_literature`.
+
+    Returns
+    -------
+    scores : DataFrame
+        Columns :data:`SCORE_COLUMNS` (``details`` a dict), one row per experiment
+        present, in the order of :data:`EXPERIMENTS`.
+    fits : DataFrame
+        Columns :data:`FIT_COLUMNS`, one row per fitted curve.
+    """
+    crit = merge_criteria(criteria)
+    groups: dict[str, dict[str, Any]] = {}
+    for name, data in readouts.items():
+        data = _as_readout(name, data)
+        exp = data["stimulus"].get("experiment")
+        if exp not in SCORERS:
+            raise ValueError(f"stimulus {name!r}: experiment {exp!r} is not one of {list(EXPERIMENTS)}")
+        groups.setdefault(exp, {})[name] = data
+    rows, fits = [], []
+    for exp in EXPERIMENTS:
+        if exp in groups:
+            row, fit_rows = SCORERS[exp](model, groups[exp], crit, literature)
+            rows.append(row)
+            fits.extend(fit_rows)
+    return pd.DataFrame(rows, columns=SCORE_COLUMNS), pd.DataFrame(fits, columns=FIT_COLUMNS)
+
+
+def score_model_stores(
+    readout_paths: Sequence[str | os.PathLike],
+    scores_out: str | os.PathLike,
+    fits_out: str | os.PathLike,
+    *,
+    criteria: Mapping[str, Any] | None = None,
+    literature_path: str | os.PathLike | None = None,
+) -> tuple[Path, Path]:
+    """Score one model's readout stores and write its score and fit tables.
+
+    The model name is read from the stores' ``model.name`` attribute (all stores
+    must agree). ``scores_out`` gets columns ``experiment, model, passed, error,
+    details`` with ``details`` a JSON string; ``fits_out`` the fits table.
+    """
+    readouts, models = {}, set()
+    for p in readout_paths:
+        data = load_readout(p)
+        name = data["stimulus"].get("name") or Path(p).name.removesuffix(".zarr")
+        readouts[name] = data
+        models.add(str((data.get("model") or {}).get("name", "")))
+    if len(models) != 1:
+        raise ValueError(f"readout stores belong to several models {sorted(models)}; score one model at a time")
+    model = models.pop()
+    if not model:
+        model = Path(readout_paths[0]).parent.name
+    literature = load_literature(literature_path) if literature_path else None
+    scores, fits = score_model(model, readouts, criteria=criteria, literature=literature)
+    scores = scores.copy()
+    scores["details"] = scores["details"].map(lambda d: json.dumps(d, sort_keys=True))
+    return write_table(scores, scores_out), write_table(fits, fits_out)

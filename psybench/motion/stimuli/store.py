@@ -1,0 +1,66 @@
+"""Stimulus stores: render one stimulus of the set and write it (frames + attributes) atomically."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Mapping
+
+from psybench.motion.display import Display
+from psybench.motion.stimuli.families import FAMILIES, render
+
+__all__ = ["write_stimulus"]
+
+
+def write_stimulus(
+    name: str,
+    spec: Mapping[str, Any],
+    display: Display | Mapping[str, Any],
+    out_path: str | os.PathLike,
+    *,
+    code_hash: str = "",
+) -> Path:
+    """Render one stimulus of :func:`stimulus_set` and write its store atomically.
+
+    Parameters
+    ----------
+    name : str
+        Stimulus name (the Snakemake wildcard).
+    spec : mapping
+        ``{"family", "experiment", "params"}`` as produced by :func:`stimulus_set`.
+    display : Display or mapping
+        The run's display (a mapping is the ``display`` config section).
+    out_path : path-like
+        The store to write (a ``.zarr`` directory).
+    code_hash : str
+        Hash of the stimulus code (:func:`psybench.provenance.code_hash`).
+
+    Returns
+    -------
+    pathlib.Path
+        The store: array ``frames`` (dims ``t, y, x``, float32, chunked along ``t``)
+        and group attrs ``{"stage": "stimuli", "display", "stimulus": {"name",
+        "family", "experiment", "params", "truth", ...}, "code_hash"}``.
+    """
+    from psybench.io.store import ArraySpec, write_store
+
+    if not isinstance(display, Display):
+        display = Display.from_config(display)
+    family = spec.get("family")
+    if family not in FAMILIES:
+        raise ValueError(f"stimulus {name}: unknown family {family!r}; known: {sorted(FAMILIES)}")
+    experiment = spec.get("experiment", FAMILIES[family][1])
+    try:
+        stim = render(family, display, **dict(spec.get("params", {})))
+    except ValueError as exc:
+        raise ValueError(f"stimulus {name}: {exc}") from None
+    info = {"name": name, "family": family, "experiment": experiment}
+    info.update({k: v for k, v in stim.attrs.items() if k != "family"})
+    attrs = {"stage": "stimuli", "display": display.to_attrs(), "stimulus": info, "code_hash": code_hash}
+    arrays = {
+        "frames": ArraySpec(
+            stim.frames, ("t", "y", "x"),
+            attrs={"units": "luminance, 0 black to 1 white", "frame_ms": display.frame_ms},
+        )
+    }
+    return write_store(out_path, arrays, attrs)

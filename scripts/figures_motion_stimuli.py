@@ -1,9 +1,0 @@
-"""Snakemake script: montage of every motion stimulus."""
-
-import sys
-
-sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
-
-from psybench.report.motion import stimuli_montage  # noqa: E402
-
-stimuli_montage(snakemake.input.stimuli, snakemake.output[0])  # noqa: F821

@@ -1,0 +1,15 @@
+"""Snakemake script: criteria, fits and Gaussian scores of one model (psybench.motion.scores)."""
+
+import sys
+
+sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
+
+from psybench.motion.scores import score_model_stores  # noqa: E402
+
+score_model_stores(
+    list(snakemake.input.readouts),  # noqa: F821
+    snakemake.output.scores,  # noqa: F821
+    snakemake.output.fits,  # noqa: F821
+    criteria=snakemake.params.criteria,  # noqa: F821
+    literature_path=snakemake.input.literature,  # noqa: F821
+)
