@@ -17,7 +17,7 @@ import yaml
 
 from psybench.registry import ModelError, resolve_model
 
-__all__ = ["ConfigError", "load_config", "validate_config", "SCHEMA_PATH", "track_models", "MODEL_SHAPE", "key_path"]
+__all__ = ["ConfigError", "load_config", "validate_config", "SCHEMA_PATH", "track_models", "resolve_models", "prepare_workflow", "check_schema", "MODEL_SHAPE", "key_path"]
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SCHEMA_PATH = PROJECT_ROOT / "config" / "schema.yaml"
@@ -61,14 +61,35 @@ def _describe(err: jsonschema.ValidationError) -> str:
 
 
 def validate_config(config: dict[str, Any], *, schema_path: str | Path = SCHEMA_PATH) -> dict[str, Any]:
-    """Validate ``config`` in place (defaults filled) and return it.
+    """Validate ``config`` in place (defaults filled, every track's models checked) and return it.
+
+    The motion stimulus set is checked where it is built
+    (:func:`psybench.motion.stimuli.stimulus_set`).
 
     Raises
     ------
     ConfigError
-        For the first schema violation (by path), a duplicate or unknown model,
-        or a model parameter the algorithm does not take.
+        For the first schema violation (by path), a missing IntPhys tree, a
+        duplicate or unknown model, or a model parameter the algorithm does not take.
     """
+    prepare_workflow(config, schema_path=schema_path)
+    return config
+
+
+def prepare_workflow(config: dict[str, Any], *, schema_path: str | Path = SCHEMA_PATH) -> dict[str, dict[str, Any]]:
+    """Validate ``config`` in place and return every track's resolved models (see :func:`resolve_models`).
+
+    What the workflow calls once while the Snakefile is parsed (rules/common.smk):
+    each model entry is resolved exactly once.
+    """
+    check_schema(config, schema_path=schema_path)
+    if "intphys" in config.get("tracks", []):
+        _check_intphys_root(config["intphys"])
+    return resolve_models(config)
+
+
+def check_schema(config: dict[str, Any], *, schema_path: str | Path = SCHEMA_PATH) -> dict[str, Any]:
+    """Check ``config`` against config/schema.yaml alone, filling its defaults in place; return it."""
     schema = yaml.safe_load(Path(schema_path).read_text())
     validator = _with_defaults(jsonschema.Draft202012Validator)(schema)
     errors = sorted(validator.iter_errors(config), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
@@ -76,14 +97,18 @@ def validate_config(config: dict[str, Any], *, schema_path: str | Path = SCHEMA_
         # the deepest error is the most specific one for a misspelt or bad value
         err = max(errors, key=lambda e: len(e.absolute_path))
         raise ConfigError(_describe(err))
-    if "intphys" in config.get("tracks", []):
-        _check_intphys_root(config["intphys"])
-    if "motion" in config.get("tracks", []):
-        track_models(config, "motion")
-    # The motion stimulus set (with its checks JSON Schema cannot express: a stimulus
-    # fits the display, the diamonds' angles are compatible) is built once, by the
-    # workflow (rules/motion.smk) or the library user (psybench.motion.stimuli.stimulus_set).
     return config
+
+
+def resolve_models(config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Every track's models of a validated config, resolved once: ``{track: {name: ModelSpec}}``.
+
+    The workflow calls this once while the Snakefile is parsed (rules/common.smk), so
+    a bad model entry of any track fails before any job, naming its key.
+    """
+    from psybench.registry import TRACKS
+
+    return {track: track_models(config, track) for track in TRACKS if track in config}
 
 
 def _check_intphys_root(section: Mapping[str, Any]) -> None:

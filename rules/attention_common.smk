@@ -9,7 +9,7 @@ from psybench.provenance import code_hash
 ATTENTION = config["attention"]
 ATTENTION_ON = "attention" in config["tracks"]
 # Resolved once, while the Snakefile is parsed: a bad model entry fails before any job.
-ATTENTION_MODELS = saliency_models(config) if ATTENTION_ON else []
+ATTENTION_MODELS = saliency_models(config, MODELS["attention"]) if ATTENTION_ON else []
 ATTENTION_MOVIES = pair_movies(ATTENTION) if ATTENTION_ON else []
 # One feature store per (family, parameters), shared by every model that uses it.
 ATTENTION_FEATURES = {m.features: m for m in ATTENTION_MODELS}

@@ -1,12 +1,13 @@
 # Config validation, damaged-store quarantine, wildcard constraints, the code hashes of
 # the shared stages and the shared input functions; each track's own input and params
-# functions are at the top of rules/<track>.smk.
-from psybench.config import track_models, validate_config
+# functions are in rules/<track>_common.smk.
+from psybench.config import prepare_workflow
 from psybench.io.integrity import quarantine_damaged
 from psybench.provenance import code_hash, params_hash
 
-# Fails before any job, naming the offending key (psybench.config.ConfigError).
-validate_config(config)
+# Validated once (schema defaults filled in place) and every track's models resolved
+# once: a bad value fails before any job, naming its key (psybench.config.ConfigError).
+MODELS = prepare_workflow(config)
 
 # Snakemake sees a directory output as up to date whatever it holds: move damaged
 # stores aside so that they, and everything downstream, are rebuilt.
@@ -37,8 +38,7 @@ LEADERBOARD_NAMES = [lb["name"] for lb in LEADERBOARDS]
 
 def get_all_targets():
     targets = []
-    if MOTION_ON:
-        targets += MOTION_TARGETS
+    targets += motion_targets()
     if "attention" in config["tracks"]:
         targets += attention_targets()
     if "intphys" in config["tracks"]:
@@ -51,7 +51,7 @@ def get_track_score_inputs(wildcards):
     """Every track's result files, by the names scripts/aggregate_scores.py reads."""
     inputs = {}
     if MOTION_ON:
-        inputs.update(MOTION_SCORE_INPUTS)
+        inputs.update(motion_score_inputs())
     if "intphys" in config["tracks"]:
         inputs["intphys_scores"] = expand("results/intphys/{model}/scores.csv", model=intphys_model_names())
     if "attention" in config["tracks"]:

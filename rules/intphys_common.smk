@@ -3,7 +3,7 @@
 # filled with the schema's defaults in rules/common.smk).
 import functools
 
-from psybench.config import ConfigError, track_models
+from psybench.config import ConfigError
 from psybench.intphys.models import TRAINED_ALGORITHMS
 from psybench.intphys.shards import count_movies, shard_ids
 from psybench.provenance import code_hash
@@ -13,7 +13,7 @@ from psybench.provenance import code_hash
 INTPHYS = config["intphys"]
 INTPHYS_ROOT = str(INTPHYS["data_root"])
 # {name: ModelSpec}; a config in another shape fails here, before any job, naming intphys.models
-INTPHYS_MODELS = track_models(config, "intphys")
+INTPHYS_MODELS = MODELS["intphys"]
 INTPHYS_EXTERNAL = list(INTPHYS["external_answers"])
 if set(INTPHYS_MODELS) & set(INTPHYS_EXTERNAL):
     raise ConfigError(

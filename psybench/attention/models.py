@@ -74,9 +74,14 @@ class SaliencyModel:
         return [{"features": self.name, "L": L} for L in self.L]
 
 
-def saliency_models(config: Mapping[str, Any]) -> list[SaliencyModel]:
-    """Resolve ``attention.models`` of a validated config, in order; errors name the key and show the shape."""
-    specs = track_models(config, "attention")
+def saliency_models(config: Mapping[str, Any], specs: Mapping[str, ModelSpec] | None = None) -> list[SaliencyModel]:
+    """Resolve ``attention.models`` of a validated config, in order; errors name the key and show the shape.
+
+    ``specs`` are the models already resolved by :func:`psybench.config.track_models`
+    (the workflow resolves every track's models once); by default they are resolved here.
+    """
+    if specs is None:
+        specs = track_models(config, "attention")
     out = []
     for i, entry in enumerate(config["attention"].get("models", [])):
         where = f"config key attention.models[{i}]"

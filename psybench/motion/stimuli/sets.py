@@ -47,14 +47,14 @@ def _validated_section(cfg: Mapping[str, Any]) -> dict[str, Any]:
     a library user's partial section is checked exactly as the workflow's config
     is; keys of later stages are left out (they are not this stage's).
     """
-    from psybench.config import validate_config
+    from psybench.config import check_schema
 
     if "motion" in cfg and isinstance(cfg["motion"], Mapping):
         cfg = cfg["motion"]
     if not isinstance(cfg, Mapping):
         raise ValueError(f"motion must be a mapping, got {cfg!r}")
     section = copy.deepcopy({k: v for k, v in cfg.items() if k not in _OTHER_STAGE_KEYS})
-    return validate_config({"tracks": ["motion"], "motion": section})["motion"]
+    return check_schema({"tracks": ["motion"], "motion": section})["motion"]
 
 
 def stimulus_set(cfg: Mapping[str, Any], *, display: Display | None = None) -> dict[str, dict[str, Any]]:

@@ -1,0 +1,107 @@
+# Motion track: the stimulus set, the resolved models, code hashes and every input and
+# params function of rules/motion.smk, from config["motion"] (validated and filled with
+# the schema's defaults in rules/common.smk). Built once while the Snakefile is parsed.
+from psybench.config import ConfigError
+from psybench.motion.display import Display
+from psybench.motion.stimuli import stimulus_set
+from psybench.provenance import code_hash
+
+# input and params functions
+
+MOTION_ON = "motion" in config["tracks"]
+
+# The stimulus set, built once; a stimulus that leaves the display fails here, before any job.
+MOTION_STIMULI = {}
+if MOTION_ON:
+    try:
+        MOTION_STIMULI = stimulus_set(config["motion"], display=Display.from_config(config["display"]))
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+
+# {name: ModelSpec}, resolved once in rules/common.smk; a job gets its description
+# (spec.to_attrs(): algorithm, kind, parameters with defaults, hash).
+MOTION_MODELS = MODELS["motion"] if MOTION_ON else {}
+
+# Snakemake does not see edits to imported library modules: each rule carries a code hash.
+MOTION_CODE = {
+    "stimuli": code_hash(["psybench.motion.stimuli", "psybench.motion.display", "psybench.io"]),
+    "readouts": code_hash(
+        ["psybench.motion.readouts", "psybench.motion.population", "psybench.motion.display", "psybench.io"]
+    ),
+    "scores": code_hash(
+        [
+            "psybench.motion.scores",
+            "psybench.motion.criteria",
+            "psybench.motion.fits",
+            "psybench.motion.literature",
+            "psybench.io",
+        ]
+    ),
+    "table1": code_hash(["psybench.motion.table1", "psybench.aggregate.pareto", "psybench.io"]),
+    "figures": code_hash(["psybench.motion.figures"]),
+}
+
+
+def _model_code_hash(spec):
+    """The runner's code and the model's own module (its whole package for a split one, e.g. flow/)."""
+    model_module = spec.algorithm.function.__module__
+    package = model_module.rpartition(".")[0]
+    if package.startswith("psybench.motion.models."):
+        model_module = package
+    return code_hash(
+        ["psybench.motion.responses", "psybench.registry", "psybench.motion.population", "psybench.io", model_module]
+    )
+
+
+MOTION_MODEL_CODE = {name: _model_code_hash(spec) for name, spec in MOTION_MODELS.items()}
+
+
+def motion_targets():
+    """Final outputs of the motion track (for the main `rule all`)."""
+    if not MOTION_ON:
+        return []
+    return [
+        "results/aggregate/motion_table1.csv",
+        "results/aggregate/motion_table1.md",
+        "results/aggregate/motion_pareto.csv",
+        "results/figures/motion/stimuli.png",
+        "results/figures/motion/barberpole_directions.png",
+        *expand("results/figures/motion/{model}_direction_error.png", model=MOTION_MODELS),
+        *expand("results/figures/motion/{model}_flow.png", model=MOTION_MODELS),
+    ]
+
+
+def motion_score_inputs():
+    """The motion result files the motion score rows are made of, by name."""
+    return {
+        "motion_table1": "results/aggregate/motion_table1.csv",
+        "motion_fits": expand("results/fits/motion/{model}.csv", model=MOTION_MODELS),
+    }
+
+
+def get_stimulus_spec(wildcards):
+    return MOTION_STIMULI[wildcards.stimulus]
+
+
+def get_model_description(wildcards):
+    return MOTION_MODELS[wildcards.model].to_attrs()
+
+
+def get_model_code_hash(wildcards):
+    return MOTION_MODEL_CODE[wildcards.model]
+
+
+def get_model_responses(wildcards):
+    return expand("results/responses/{model}/{stimulus}.zarr", model=wildcards.model, stimulus=MOTION_STIMULI)
+
+
+def get_model_readouts(wildcards):
+    return expand("results/readouts/{model}/{stimulus}.zarr", model=wildcards.model, stimulus=MOTION_STIMULI)
+
+
+def get_flow_figure_responses(wildcards):
+    """One response per experiment family, for the flow-field figure."""
+    firsts = {}
+    for name, stimulus in MOTION_STIMULI.items():
+        firsts.setdefault(stimulus["family"], name)
+    return expand("results/responses/{model}/{stimulus}.zarr", model=wildcards.model, stimulus=firsts.values())
