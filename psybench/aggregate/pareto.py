@@ -41,82 +41,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from psybench.aggregate.criteria import check_missing, criterion_label, normalize_directions, normalize_epsilon
+
 __all__ = [
     "dominates",
     "dominance_matrix",
     "pareto_set",
     "pareto_fronts",
     "pareto_table",
-    "normalize_directions",
 ]
 
-_DIRECTION_ALIASES = {"min": "min", "lower": "min", "max": "max", "higher": "max"}
-_MISSING_POLICIES = ("raise", "ignore")
 # Number of float64 comparisons per block of the broadcast (n_block, n, m) arrays:
 # keeps the temporaries at a few tens of MB for n up to a few thousand.
 _BLOCK_ELEMENTS = 1 << 21
-
-
-def _criterion_name(j: int, names: Sequence[str] | None) -> str:
-    return f"criterion {names[j]!r}" if names is not None else f"criterion {j}"
-
-
-def normalize_directions(
-    directions: str | Sequence[str] | None, m: int, *, names: Sequence[str] | None = None
-) -> np.ndarray:
-    """Validate per-criterion directions and return a boolean "higher is better" mask.
-
-    Parameters
-    ----------
-    directions : None, str or sequence of str, length m
-        ``"min"``/``"lower"`` (lower is better) or ``"max"``/``"higher"``; one string
-        applies to every criterion; None means all ``"min"``.
-    m : int
-        Number of criteria.
-    names : sequence of str, optional
-        Criterion names used in error messages.
-
-    Returns
-    -------
-    is_max : ndarray of bool, shape (m,)
-    """
-    if directions is None:
-        return np.zeros(m, dtype=bool)
-    if isinstance(directions, str):
-        directions = [directions] * m
-    directions = list(directions)
-    if len(directions) != m:
-        raise ValueError(f"directions has {len(directions)} entries but there are {m} criteria")
-    out = np.zeros(m, dtype=bool)
-    for j, d in enumerate(directions):
-        key = d.lower() if isinstance(d, str) else d
-        if key not in _DIRECTION_ALIASES:
-            raise ValueError(
-                f"direction {d!r} of {_criterion_name(j, names)} is not one of "
-                f"{sorted(_DIRECTION_ALIASES)}"
-            )
-        out[j] = _DIRECTION_ALIASES[key] == "max"
-    return out
-
-
-def _normalize_epsilon(epsilon: Any, m: int, *, names: Sequence[str] | None = None) -> np.ndarray:
-    """Per-criterion tolerances ``eps_i >= 0`` as a float array of shape (m,)."""
-    if epsilon is None:
-        return np.zeros(m)
-    eps = np.asarray(epsilon, dtype=float)
-    if eps.ndim == 0:
-        eps = np.full(m, float(eps))
-    if eps.shape != (m,):
-        raise ValueError(f"epsilon has shape {eps.shape} but there are {m} criteria (need a scalar or shape ({m},))")
-    for j in range(m):
-        if not np.isfinite(eps[j]) or eps[j] < 0:
-            raise ValueError(f"epsilon of {_criterion_name(j, names)} is {eps[j]!r}; it must be finite and >= 0")
-    return eps
-
-
-def _check_missing(missing: str) -> None:
-    if missing not in _MISSING_POLICIES:
-        raise ValueError(f"missing={missing!r} is not one of {_MISSING_POLICIES}")
 
 
 def _as_matrix(F: Any, *, names: Sequence[str] | None = None) -> np.ndarray:
@@ -132,17 +69,17 @@ def _as_matrix(F: Any, *, names: Sequence[str] | None = None) -> np.ndarray:
 
 def _prepare(F, directions, epsilon, missing, names):
     """Validate once; return errors in "lower is better" space and the tolerances."""
-    _check_missing(missing)
+    check_missing(missing)
     G = _as_matrix(F, names=names)
     m = G.shape[1]
     is_max = normalize_directions(directions, m, names=names)
-    eps = _normalize_epsilon(epsilon, m, names=names)
+    eps = normalize_epsilon(epsilon, m, names=names)
     if missing == "raise":
         nan = np.isnan(G)
         if nan.any():
             i, j = np.argwhere(nan)[0]
             raise ValueError(
-                f"{_criterion_name(int(j), names)} of row {int(i)} is missing (NaN); missing values are "
+                f"{criterion_label(int(j), names)} of row {int(i)} is missing (NaN); missing values are "
                 "not comparable: pass missing='ignore' to compare each pair on the criteria both have, "
                 "or drop the row/criterion"
             )
@@ -225,7 +162,7 @@ def dominates(
     bv = np.asarray(b, dtype=float)
     if av.ndim != 1 or av.shape != bv.shape:
         raise ValueError(f"a and b must be 1-D vectors of equal length; got shapes {av.shape} and {bv.shape}")
-    _check_missing(missing)
+    check_missing(missing)
     if missing == "raise":
         for name, v in (("a", av), ("b", bv)):
             nan = np.flatnonzero(np.isnan(v))

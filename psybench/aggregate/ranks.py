@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import rankdata
 
-from psybench.aggregate.pareto import normalize_directions
+from psybench.aggregate.criteria import DIRECTION_ALIASES, normalize_directions
 
 __all__ = ["AverageRanks", "average_ranks", "ranks_with_ties"]
 
@@ -224,9 +224,9 @@ def ranks_with_ties(
     if not isinstance(samples, Mapping) or len(samples) == 0:
         raise ValueError("samples must be a non-empty mapping {model: per-item scores}")
     key = direction.lower() if isinstance(direction, str) else direction
-    if key not in ("min", "lower", "max", "higher"):
-        raise ValueError(f"direction {direction!r} is not one of ['higher', 'lower', 'max', 'min']")
-    sign = -1.0 if key in ("max", "higher") else 1.0
+    if key not in DIRECTION_ALIASES:
+        raise ValueError(f"direction {direction!r} is not one of {sorted(DIRECTION_ALIASES)}")
+    sign = -1.0 if DIRECTION_ALIASES[key] == "max" else 1.0
     if not isinstance(n_boot, (int, np.integer)) or n_boot < 1:
         raise ValueError(f"n_boot must be a positive integer; got {n_boot!r}")
     if not 0.0 < float(alpha) < 1.0:
