@@ -1,4 +1,5 @@
-"""The HTML leaderboard report: content, links, determinism, and a real headless browser."""
+"""The leaderboards (computed by the aggregate stage) and the HTML report rendered from them:
+content, links, determinism, and a real headless browser."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ import pytest
 
 from psybench.aggregate.ranks import ranks_with_ties
 from psybench.aggregate.table import SCORE_COLUMNS, leaderboard
-from psybench.report.leaderboard import build_report
+from psybench.aggregate.leaderboard import compute_leaderboards, write_leaderboards
+from psybench.report.site import render_site
 
 MOTION_EXPS = ["barberpole", "diamonds", "dashed_bars"]
 # Hand-made errors: HS and FB are mutually non-dominated, LK is dominated by HS, BAD by all.
@@ -31,6 +33,16 @@ LEADERBOARDS = [
     {"name": "intphys", "track": "intphys"},
     {"name": "attention", "track": "attention"},
 ]
+
+
+def build_report(long_df, out_dir, *, leaderboards=None, results_root=None, samples=None, n_boot=1000):
+    """The workflow's two steps: aggregate_leaderboards (compute, write tables + page data), then the report."""
+    results_root = Path(results_root) if results_root is not None else Path(out_dir).parent
+    boards = compute_leaderboards(long_df, leaderboards=leaderboards, samples=samples, n_boot=n_boot)
+    table_dir = results_root / "aggregate"
+    write_leaderboards(boards, table_dir, table_dir / "leaderboards.json")
+    render_site(table_dir / "leaderboards.json", out_dir, results_root=results_root)
+    return {b.name: b.table for b in boards}
 
 
 def synthetic_long() -> pd.DataFrame:
