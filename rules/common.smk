@@ -32,15 +32,7 @@ CODE = {
     "scores": code_hash(["psybench.scores", "psybench.fits", "psybench.io"]),
     "aggregate": code_hash(["psybench.aggregate", "psybench.io"]),
     "figures": code_hash(["psybench.report.motion"]),
-    "report": code_hash(["psybench.aggregate", "psybench.report.leaderboard", "psybench.io"]),
 }
-
-# Leaderboards of the HTML report: configured, or overall + one per track.
-LEADERBOARDS = config["aggregate"]["leaderboards"] or [{"name": "overall", "track": None}] + [
-    {"name": t, "track": t} for t in config["tracks"]
-]
-LEADERBOARD_NAMES = [lb["name"] for lb in LEADERBOARDS]
-
 
 def get_all_targets():
     targets = []
@@ -60,35 +52,6 @@ def get_all_targets():
         targets += IP.outputs()
     targets += ["results/aggregate/scores_long.csv", "results/report"]
     return targets
-
-
-def get_track_score_inputs(wildcards):
-    """Every track's result files, by the names scripts/aggregate_scores.py reads."""
-    inputs = {}
-    if MOTION_ON:
-        inputs["motion_table1"] = "results/aggregate/motion_table1.csv"
-        inputs["motion_fits"] = expand("results/fits/motion/{model}.csv", model=MOTION_MODELS)
-    if "intphys" in config["tracks"]:
-        inputs["intphys_scores"] = expand("results/intphys/{model}/scores.csv", model=intphys_model_names())
-    if "attention" in config["tracks"]:
-        inputs["attention_metrics"] = "results/attention/metrics.csv"
-        inputs["attention_table1"] = "results/attention/table1.csv"
-    return inputs
-
-
-def get_sample_inputs(wildcards):
-    """Per-item results behind the tied ranks: IntPhys answers and metadata."""
-    if "intphys" not in config["tracks"]:
-        return {}
-    split = config["intphys"]["eval_split"]
-    return {
-        "intphys_answers": expand("results/intphys/{model}/answer.txt", model=intphys_model_names()),
-        "intphys_metadata": f"results/intphys/metadata/{split}.csv",
-    }
-
-
-def get_attention_figure():
-    return "attention/curves.png" if "attention" in config["tracks"] else ""
 
 
 def intphys_model_names():
