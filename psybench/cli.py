@@ -3,7 +3,8 @@
 Subcommands
 -----------
 ``psybench leaderboard [--results results] [--track TRACK]``
-    Pareto fronts (papers/001) and Middlebury-style average rank of the workflow's
+    Pareto fronts (Cabezas & Trujillo 2011, A non-linear quantitative evaluation approach
+    for disparity estimation, VISAPP) and Middlebury-style average rank of the workflow's
     long score table ``<results>/aggregate/scores_long.parquet`` (or ``.csv``).
 ``psybench score-table PATH``
     The same for any long-format score CSV a user gives, or a folder of them
@@ -41,7 +42,8 @@ def _add_scoring_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--track", help="only this track (default: all tracks, the cross-track leaderboard)")
     p.add_argument(
         "--model",
-        help="intra-technique evaluation: compare the parameter sets of this one model (papers/001 Sec. 3.3)",
+        help="intra-technique evaluation: compare the parameter sets of this one model "
+        "(Cabezas & Trujillo 2011, sec. 3.3)",
     )
     p.add_argument(
         "--criteria",
@@ -78,7 +80,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "leaderboard",
         help="print Pareto fronts and average ranks of the workflow's results",
-        description="Pareto fronts (papers/001) and average rank from <results>/aggregate/scores_long.parquet or .csv.",
+        description="Pareto fronts (Cabezas & Trujillo 2011) and average rank from "
+        "<results>/aggregate/scores_long.parquet or .csv.",
     )
     p.add_argument("--results", default="results", help="results folder of a workflow run (default: results)")
     _add_scoring_options(p)
@@ -189,7 +192,7 @@ def format_leaderboard(table: pd.DataFrame, *, show_values: bool = False, title:
     missing = table.attrs.get("missing", "")
     lines.append(
         f"{len(table)} entries, {len(criteria)} criteria, missing={missing}; front 1 = Pareto-optimal set "
-        "(papers/001), avg_rank = Middlebury-style average rank (1 = best) over n criteria"
+        "(Cabezas & Trujillo 2011), avg_rank = Middlebury-style average rank (1 = best) over n criteria"
     )
     lines.append(view.to_string(index=False, na_rep="-"))
     return "\n".join(lines)

@@ -1,6 +1,7 @@
 """Pareto dominance, Pareto-optimal sets and iterated fronts of error vectors.
 
-This is the evaluation model of papers/001 (Pareto dominance applied to disparity
+This is the evaluation model of Cabezas & Trujillo (2011), A non-linear quantitative
+evaluation approach for disparity estimation, VISAPP (Pareto dominance applied to disparity
 estimation, contrasted with Middlebury's average rank): every algorithm ``a`` (here:
 every model, or every model x parameter set) has an error vector ``v(a)`` over
 criteria that are incommensurable and equally important (Sec. 3.1); ``v`` dominates
@@ -123,9 +124,9 @@ def dominates(
 ) -> bool:
     """Whether error vector ``a`` (epsilon-)dominates error vector ``b``.
 
-    Pareto dominance ``v < v'`` of papers/001 (Sec. 3.1): ``a`` is no worse than
+    Pareto dominance ``v < v'`` (Cabezas & Trujillo 2011, sec. 3.1): ``a`` is no worse than
     ``b`` in every criterion and better in at least one.  With tolerances
-    (papers/001, Sec. 5 future work), "better" means better by more than
+    (Cabezas & Trujillo 2011, sec. 5 future work), "better" means better by more than
     ``eps_i``.  The answer depends only on ``a`` and ``b``, never on other entries.
 
     Parameters
@@ -212,7 +213,7 @@ def pareto_set(
     missing: str = "raise",
     names: Sequence[str] | None = None,
 ) -> np.ndarray:
-    """Mask of the Pareto-optimal rows (``PA*``, papers/001 Eq. 9).
+    """Mask of the Pareto-optimal rows (``PA*``, Cabezas & Trujillo 2011, eq. 9).
 
     Parameters
     ----------
@@ -239,7 +240,7 @@ def _fronts_from_dominance(D: np.ndarray) -> np.ndarray:
     ``count[j]`` = number of still-present rows that dominate j; removing a front
     subtracts its rows' contributions (the bookkeeping of Deb et al.'s fast
     non-dominated sort), which is exactly "remove A*, recompute A*" of
-    papers/001 Sec. 3.3.
+    Cabezas & Trujillo 2011, sec. 3.3.
     """
     n = D.shape[0]
     front = np.full(n, -1, dtype=np.int64)
@@ -271,7 +272,7 @@ def pareto_fronts(
     missing: str = "raise",
     names: Sequence[str] | None = None,
 ) -> np.ndarray:
-    """Front index per row by iterated removal of the Pareto set (papers/001 Sec. 3.3).
+    """Front index per row by iterated removal of the Pareto set (Cabezas & Trujillo 2011, sec. 3.3).
 
     Front 0 is ``A*``; front 1 is the Pareto set of ``A \\ A*``, and so on until
     no row is left.  Rows in one front are mutually non-dominated ("comparable
@@ -325,7 +326,7 @@ def pareto_table(
     ----------
     df : pandas.DataFrame, shape (n, ...)
         One row per entry (model, or model x parameter set for an intra-technique
-        evaluation, papers/001 Sec. 3.3), one column per criterion.
+        evaluation, Cabezas & Trujillo 2011, sec. 3.3), one column per criterion.
     criteria : sequence of str, optional
         Criterion columns; default every numeric column except ``label_col``.
     directions : None, str, sequence or mapping {criterion: "min"/"max"}

@@ -17,7 +17,7 @@ one row per (model, parameter set, track, experiment, metric), with columns
 ``source``       relative path of the file/figure the number comes from
 
 :func:`error_matrix` pivots that table into the (entries x criteria) matrix of
-error vectors ``v(a)`` used by papers/001 (a criterion = track/experiment/metric,
+error vectors ``v(a)`` used by Cabezas & Trujillo 2011 (a criterion = track/experiment/metric,
 like the paper's image x region), keeping missing values missing.
 """
 
@@ -288,7 +288,7 @@ def error_matrix(
         Keep one track only (a per-track leaderboard); default all tracks (the
         cross-track leaderboard).
     model : str, optional
-        Intra-technique evaluation (papers/001 Sec. 3.3): keep this model only;
+        Intra-technique evaluation (Cabezas & Trujillo 2011, sec. 3.3): keep this model only;
         its parameter sets become the entries, labelled by ``params_hash``.
         Default: inter-technique, entries are models (``model@params_hash`` for a
         model present with several parameter sets).
@@ -379,7 +379,7 @@ def leaderboard(
         As in :func:`error_matrix` (per-track or cross-track; inter- or
         intra-technique).
     epsilon : None, float or mapping {criterion: eps}
-        Dominance tolerance per criterion (papers/001 Sec. 5), in the criterion's
+        Dominance tolerance per criterion (Cabezas & Trujillo 2011, sec. 5), in the criterion's
         units.
     missing : {"ignore", "raise"}
         ``"ignore"`` (default here, because a model not run on one experiment is

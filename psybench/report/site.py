@@ -240,7 +240,8 @@ def render_site(
             page = _page(board, figs, profile_of, table_href, out_dir, results_root)
             (site / f"{board.name}.html").write_text(page, encoding="utf-8")
             summaries.append({
-                "name": board.name, "page_href": _href(board.name + ".html"), "title": board.spec["title"] or board.name,
+                "name": board.name, "page_href": _href(board.name + ".html"),
+                "title": board.spec["title"] or board.name,
                 "scope": _scope(board.spec, long=False), "n_entries": len(board.table),
                 "n_criteria": len(board.criteria), "pareto": _pareto(board), "table_href": _href(table_href),
                 "thumb": _href(figs.get("projections") or figs["parallel"]),
