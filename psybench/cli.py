@@ -93,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("path", help="a .csv/.parquet score table, or a folder: every *.csv below it with the score columns")
     _add_scoring_options(p)
-    p = sub.add_parser("models", help="list registered models")
+    p = sub.add_parser("models", help="list registered models of every track, with their parameters and defaults")
     p.add_argument("--track", help="only models of this track")
     p.add_argument("--long", action="store_true", help="show every field the registry gives, not only the main ones")
     p = sub.add_parser("benchmarks", help="list registered benchmarks")
@@ -255,19 +255,22 @@ def _registry_call(function: str, **kwargs: Any) -> list[dict[str, Any]]:
 
 
 def _print_records(records: list[dict[str, Any]], preferred: Sequence[str], what: str, *, long: bool) -> None:
+    """Left-aligned columns in ``preferred`` order; the last column (often long, e.g. params) is not padded."""
     if not records:
         print(f"no {what} registered")
         return
     cols = [c for c in preferred if any(c in r for r in records)]
     if long or not cols:
         cols += sorted({k for r in records for k in r} - set(cols))
-    df = pd.DataFrame([{c: r.get(c, "") for c in cols} for r in records], columns=cols)
-    print(df.to_string(index=False))
+    cells = [[str(r.get(c, "")) for c in cols] for r in records]
+    widths = [max(len(c), *(len(row[j]) for row in cells)) for j, c in enumerate(cols)]
+    for row in [cols, *cells]:
+        print("  ".join(v.ljust(w) for v, w in zip(row[:-1], widths)) + ("  " if len(row) > 1 else "") + row[-1])
 
 
 def _cmd_models(args: argparse.Namespace) -> int:
     records = _registry_call("list_models", track=args.track)
-    _print_records(records, ["track", "name", "kind", "params", "source"], "models", long=args.long)
+    _print_records(records, ["track", "name", "kind", "source", "params"], "models", long=args.long)
     return EXIT_OK
 
 

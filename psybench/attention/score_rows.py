@@ -22,18 +22,7 @@ import os
 import numpy as np
 import pandas as pd
 
-from psybench.aggregate.cells import (
-    ScoreTableError,
-    floats,
-    optional_floats,
-    optional_text,
-    read_cells,
-    relative_source,
-    require_columns,
-    require_filled,
-    slug,
-    text,
-)
+from psybench.aggregate import cells
 from psybench.aggregate.table import score_frame
 from psybench.attention.metrics import METRIC_DIRECTIONS
 from psybench.provenance import params_hash
@@ -60,66 +49,66 @@ def _experiment(df: pd.DataFrame) -> np.ndarray:
     collide.
     """
     if "experiment" in df.columns:
-        return optional_text(df, "experiment", "all").to_numpy(dtype=object)
+        return cells.optional_text(df, "experiment", "all").to_numpy(dtype=object)
     if {"train", "test"} <= set(df.columns):
         return (df["train"].astype(str) + "_on_" + df["test"].astype(str)).to_numpy(dtype=object)
     return np.full(len(df), "all", dtype=object)
 
 
 def _metrics_rows(path, *, track: str, results_root) -> pd.DataFrame:
-    df = read_cells(path)
-    require_columns(df, _METRICS_REQUIRED, path, "attention metrics table")
-    require_filled(df, ("model", "metric"), path)
+    df = cells.read_cells(path)
+    cells.require_columns(df, _METRICS_REQUIRED, path, "attention metrics table")
+    cells.require_filled(df, ("model", "metric"), path)
     n = len(df)
-    metric = text(df["metric"])
+    metric = cells.text(df["metric"])
     if "direction" in df.columns:
-        direction = text(df["direction"]).str.lower()
+        direction = cells.text(df["direction"]).str.lower()
     else:
         direction = pd.Series([""] * n, dtype=object)
     for i in range(n):
         if direction.iloc[i] == "":
             known = _KNOWN_DIRECTIONS.get(_metric_key(metric.iloc[i]))
             if known is None:
-                raise ScoreTableError(
+                raise cells.ScoreTableError(
                     f"{path}: row {i} (model {df['model'].iloc[i]!r}, metric {metric.iloc[i]!r}) has no "
                     f"'direction' and the metric's sense is unknown; add a direction column "
                     f"('lower' or 'higher'); known metrics: {sorted(METRIC_DIRECTIONS)}"
                 )
             direction.iloc[i] = known
-    default_source = relative_source(path, results_root)
+    default_source = cells.relative_source(path, results_root)
     return score_frame({
-        "model": text(df["model"]).to_numpy(dtype=object),
-        "params_hash": optional_text(df, "params_hash").to_numpy(dtype=object),
+        "model": cells.text(df["model"]).to_numpy(dtype=object),
+        "params_hash": cells.optional_text(df, "params_hash").to_numpy(dtype=object),
         "track": [track] * n,
         "experiment": _experiment(df),
         "metric": metric.to_numpy(dtype=object),
-        "value": floats(df["value"], "value", path),
+        "value": cells.floats(df["value"], "value", path),
         "direction": direction.to_numpy(dtype=object),
-        "ci_low": optional_floats(df, "ci_low", path),
-        "ci_high": optional_floats(df, "ci_high", path),
-        "source": optional_text(df, "source", default_source).to_numpy(dtype=object),
+        "ci_low": cells.optional_floats(df, "ci_low", path),
+        "ci_high": cells.optional_floats(df, "ci_high", path),
+        "source": cells.optional_text(df, "source", default_source).to_numpy(dtype=object),
     }, n)
 
 
 def _table1_rows(path, *, track: str, results_root, figure: str | None) -> pd.DataFrame:
-    df = read_cells(path)
-    require_columns(df, _TABLE1_REQUIRED, path, "attention Table 1")
-    require_filled(df, ("train", "test", "features", "group"), path)
+    df = cells.read_cells(path)
+    cells.require_columns(df, _TABLE1_REQUIRED, path, "attention Table 1")
+    cells.require_filled(df, ("train", "test", "features", "group"), path)
     n = len(df)
-    L = floats(df["L"], "L", path)
+    L = cells.floats(df["L"], "L", path)
     if np.isnan(L).any():
-        raise ScoreTableError(f"{path}: column 'L' is empty in row {int(np.flatnonzero(np.isnan(L))[0])}")
+        raise cells.ScoreTableError(f"{path}: column 'L' is empty in row {int(np.flatnonzero(np.isnan(L))[0])}")
     hashes = [params_hash({"L": int(v)}) for v in L]
-    exps = (text(df["train"]) + "_on_" + text(df["test"])).to_numpy(dtype=object)
-    metric = ["median_rp_" + slug(g) for g in text(df["group"])]
-    source = figure if figure is not None else relative_source(path, results_root)
+    exps = (cells.text(df["train"]) + "_on_" + cells.text(df["test"])).to_numpy(dtype=object)
+    metric = ["median_rp_" + cells.slug(g) for g in cells.text(df["group"])]
+    source = figure if figure is not None else cells.relative_source(path, results_root)
     return score_frame({
-        "model": text(df["features"]).to_numpy(dtype=object),
+        "model": cells.text(df["features"]).to_numpy(dtype=object),
         "params_hash": np.asarray(hashes, dtype=object),
         "track": [track] * n,
         "experiment": exps,
         "metric": np.asarray(metric, dtype=object),
-        "value": floats(df["median"], "median", path),
+        "value": cells.floats(df["median"], "median", path),
         "direction": ["higher"] * n,
         "source": [source] * n,
     }, n)

@@ -16,16 +16,7 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from psybench.aggregate.cells import (
-    floats,
-    optional_floats,
-    optional_text,
-    read_cells,
-    relative_source,
-    require_columns,
-    require_filled,
-    text,
-)
+from psybench.aggregate import cells
 from psybench.aggregate.table import SAMPLE_COLUMNS, score_frame
 from psybench.intphys.metrics import FACTORS, quadruplet_table, read_answer, relative_error
 from psybench.io.tables import read_table
@@ -68,22 +59,22 @@ def score_rows(
         scores = [scores]
     parts = []
     for path in scores:
-        df = read_cells(path)
-        require_columns(df, _REQUIRED, path, "IntPhys scores table")
-        require_filled(df, ("model", "metric"), path)
+        df = cells.read_cells(path)
+        cells.require_columns(df, _REQUIRED, path, "IntPhys scores table")
+        cells.require_filled(df, ("model", "metric"), path)
         n = len(df)
-        factors = [optional_text(df, f, "all") for f in FACTORS]
+        factors = [cells.optional_text(df, f, "all") for f in FACTORS]
         exps = factors[0].str.cat(factors[1:], sep="/")
         parts.append(score_frame({
-            "model": text(df["model"]).to_numpy(dtype=object),
+            "model": cells.text(df["model"]).to_numpy(dtype=object),
             "track": [track] * n,
             "experiment": exps.to_numpy(dtype=object),
-            "metric": text(df["metric"]).to_numpy(dtype=object),
-            "value": floats(df["value"], "value", path),
+            "metric": cells.text(df["metric"]).to_numpy(dtype=object),
+            "value": cells.floats(df["value"], "value", path),
             "direction": ["lower"] * n,
-            "ci_low": optional_floats(df, "ci_low", path),
-            "ci_high": optional_floats(df, "ci_high", path),
-            "source": [relative_source(path, results_root)] * n,
+            "ci_low": cells.optional_floats(df, "ci_low", path),
+            "ci_high": cells.optional_floats(df, "ci_high", path),
+            "source": [cells.relative_source(path, results_root)] * n,
         }, n))
     if not parts:
         return score_frame({}, 0)

@@ -24,15 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from psybench.aggregate.cells import (
-    booleans,
-    floats,
-    read_cells,
-    relative_source,
-    require_columns,
-    require_filled,
-    text,
-)
+from psybench.aggregate import cells
 from psybench.aggregate.table import score_frame
 
 __all__ = ["score_rows"]
@@ -86,20 +78,20 @@ def score_rows(
         A required column is missing (the message names file and column), or a
         cell is not a number / boolean.
     """
-    df = read_cells(table1)
-    require_columns(df, _TABLE1_REQUIRED, table1, "motion Table 1")
-    require_filled(df, ("experiment", "model"), table1)
-    models = text(df["model"]).to_numpy(dtype=object)
-    exps = text(df["experiment"]).to_numpy(dtype=object)
+    df = cells.read_cells(table1)
+    cells.require_columns(df, _TABLE1_REQUIRED, table1, "motion Table 1")
+    cells.require_filled(df, ("experiment", "model"), table1)
+    models = cells.text(df["model"]).to_numpy(dtype=object)
+    exps = cells.text(df["experiment"]).to_numpy(dtype=object)
     if figure is None:
-        sources = np.full(len(df), relative_source(table1, results_root), dtype=object)
+        sources = np.full(len(df), cells.relative_source(table1, results_root), dtype=object)
     else:
         sources = np.array([figure.format(model=m) for m in models], dtype=object)
     n = len(df)
     parts = []
     for metric, values, direction in (
-        ("error", floats(df["error"], "error", table1), "lower"),
-        ("passed", booleans(df["passed"], "passed", table1), "higher"),
+        ("error", cells.floats(df["error"], "error", table1), "lower"),
+        ("passed", cells.booleans(df["passed"], "passed", table1), "higher"),
     ):
         parts.append(score_frame({"model": models, "track": [track] * n, "experiment": exps,
                                   "metric": [metric] * n, "value": values, "direction": [direction] * n,
@@ -113,17 +105,17 @@ def score_rows(
 
 
 def _fits_rows(path, *, track: str, results_root) -> pd.DataFrame:
-    df = read_cells(path)
-    require_columns(df, _FITS_REQUIRED, path, "motion fits table")
-    value = floats(df["gaussian_score"], "gaussian_score", path)
+    df = cells.read_cells(path)
+    cells.require_columns(df, _FITS_REQUIRED, path, "motion fits table")
+    value = cells.floats(df["gaussian_score"], "gaussian_score", path)
     keep = ~np.isnan(value)
     df, value = df.loc[keep].reset_index(drop=True), value[keep]
     n = len(df)
-    exps = text(df["experiment"])
+    exps = cells.text(df["experiment"])
     if "curve" in df.columns:
-        curve = text(df["curve"])
+        curve = cells.text(df["curve"])
         exps = exps.where(curve == "", exps + "/" + curve)
-    return score_frame({"model": text(df["model"]).to_numpy(dtype=object), "track": [track] * n,
+    return score_frame({"model": cells.text(df["model"]).to_numpy(dtype=object), "track": [track] * n,
                         "experiment": exps.to_numpy(dtype=object), "metric": ["gaussian_score"] * n,
                         "value": value, "direction": ["higher"] * n,
-                        "source": [relative_source(path, results_root)] * n}, n)
+                        "source": [cells.relative_source(path, results_root)] * n}, n)
