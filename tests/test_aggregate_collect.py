@@ -215,3 +215,48 @@ def test_intphys_samples_average_to_the_overall_L_R(tmp_path):
     overall = table[(table["block"] == "all") & (table["visibility"] == "all") & (table["motion"] == "all")
                     & (table["n_objects"].astype(str) == "all") & (table["metric"] == "L_R")]["value"].iloc[0]
     assert samples["value"].mean() == pytest.approx(overall)
+
+
+def test_per_track_files_concatenate_to_the_same_bytes_as_one_table(results, tmp_path):
+    """Writing each track's rows, then concatenating the files, gives the one-shot table byte for byte."""
+    r = results
+    per_track = {
+        "motion": motion_scores(r / "aggregate" / "motion_table1.csv", fits=[r / "fits" / "motion" / "HS.csv"],
+                                figure="figures/motion/{model}_direction_error.png", results_root=r),
+        "intphys": intphys_scores(sorted((r / "intphys").glob("*/scores.csv")), results_root=r),
+        "attention": attention_scores(metrics=r / "attention" / "metrics.csv", table1=r / "attention" / "table1.csv",
+                                      results_root=r),
+    }
+    write_scores({f"track {t}": rows for t, rows in per_track.items()}, tmp_path / "direct.csv")
+    for t, rows in per_track.items():
+        write_scores({f"track {t}": rows}, tmp_path / f"scores_{t}.csv")
+    write_scores([tmp_path / f"scores_{t}.parquet" for t in ("intphys", "attention", "motion")],
+                 tmp_path / "scores_long.csv")
+    assert (tmp_path / "scores_long.csv").read_bytes() == (tmp_path / "direct.csv").read_bytes()
+
+
+def test_attention_metric_sense_ignores_spelling(tmp_path):
+    p = _csv(tmp_path / "metrics.csv", [("itti", "auc_judd", 0.8), ("itti", "kl", 1.5)], ["model", "metric", "value"])
+    df = attention_scores(metrics=p).set_index("metric")
+    assert df.loc["auc_judd", "direction"] == "higher" and df.loc["kl", "direction"] == "lower"
+
+
+def test_aggregation_imports_no_track_code():
+    """The aggregate and report packages read score rows; each track writes its own."""
+    import ast
+    from pathlib import Path
+
+    import psybench
+
+    root = Path(psybench.__file__).parent
+    for pkg in ("aggregate", "report"):
+        for f in sorted((root / pkg).glob("*.py")):
+            if f.name == "motion.py":  # motion's Table 1 and figures, moving to psybench/motion/
+                continue
+            tree = ast.parse(f.read_text())
+            names = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+            names += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+            tracks = [m for m in names if m.split(".")[:2] in (["psybench", t] for t in ("motion", "attention",
+                                                                                          "intphys"))]
+            assert not tracks, (f, tracks)
+            assert "results/" not in f.read_text(), f

@@ -264,3 +264,20 @@ def test_report_renders_in_headless_chromium(report, tmp_path):
     assert (np.abs(rgb - [0xEE, 0xF7, 0xEE]).sum(axis=2) <= 3).sum() > 500
     # ... and the projection figure's front-1 points (matplotlib tab:blue) are painted
     assert (np.abs(rgb - [31, 119, 180]).sum(axis=2) <= 12).sum() > 200
+
+
+def test_page_data_reads_back_what_was_computed(tmp_path):
+    from psybench.aggregate.leaderboard import read_leaderboards
+
+    boards = compute_leaderboards(synthetic_long(), leaderboards=LEADERBOARDS, samples=synthetic_samples(), n_boot=50)
+    write_leaderboards(boards, tmp_path, tmp_path / "leaderboards.json")
+    back = {b.name: b for b in read_leaderboards(tmp_path / "leaderboards.json")}
+    assert list(back) == [b.name for b in boards]
+    for b in boards:
+        r = back[b.name]
+        assert r.criteria == b.criteria and r.directions == b.directions and r.projections == b.projections
+        pd.testing.assert_frame_equal(r.table, b.table, check_dtype=False)
+        pd.testing.assert_frame_equal(r.cells, b.cells, check_dtype=False)
+        assert sorted(r.ties) == sorted(b.ties)
+        for c in b.ties:
+            pd.testing.assert_frame_equal(r.ties[c], b.ties[c], check_dtype=False)

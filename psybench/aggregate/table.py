@@ -222,9 +222,9 @@ def write_scores(
 ) -> pd.DataFrame:
     """Validate and concatenate score rows (:func:`concat_scores`), then write CSV + Parquet.
 
-    The one writer of long score tables: a track's own rows
-    (``results/aggregate/scores_<track>.csv`` in the workflow) and their
-    concatenation (``scores_long.csv``) both go through it.
+    The one writer of long score tables: a track's own rows (the workflow's
+    ``<track>_score_rows`` rules) and their concatenation (``aggregate_scores``)
+    both go through it.
 
     Returns
     -------
