@@ -4,7 +4,7 @@
 # estimation, VISAPP, sec. 3); the HTML report renders them.
 #
 # input and params functions
-from pathlib import Path
+from psybench.provenance import PACKAGE_ROOT
 
 SCORE_ROW_TRACKS = ["motion", "attention", "intphys"]
 # Each track's converter and what it reads (its hash reruns that track's rows only).
@@ -50,7 +50,7 @@ def get_intphys_score_row_inputs(wildcards):
 
 def get_report_code_hash():
     """The report's code and its page templates (not Python, so code_hash alone misses them)."""
-    templates = sorted((Path(workflow.basedir) / "psybench" / "report" / "templates").glob("*"))
+    templates = sorted((PACKAGE_ROOT / "report" / "templates").glob("*"))
     code = code_hash(["psybench.aggregate.leaderboard", "psybench.report.site", "psybench.report.figures"])
     return code + "-" + params_hash({p.name: p.read_text() for p in templates})
 

@@ -14,9 +14,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from psybench.aggregate.leaderboard import compute_leaderboards, write_leaderboards
 from psybench.aggregate.ranks import ranks_with_ties
 from psybench.aggregate.table import SCORE_COLUMNS, leaderboard
-from psybench.aggregate.leaderboard import compute_leaderboards, write_leaderboards
 from psybench.report.site import render_site
 
 MOTION_EXPS = ["barberpole", "diamonds", "dashed_bars"]

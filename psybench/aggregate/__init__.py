@@ -22,7 +22,6 @@ rank.  One module per job:
 Importable without Snakemake; the workflow's aggregate rules call these functions.
 """
 
-from psybench.aggregate import pareto, ranks
 from psybench.aggregate.pareto import dominance_matrix, dominates, pareto_fronts, pareto_set, pareto_table
 from psybench.aggregate.ranks import AverageRanks, average_ranks, ranks_with_ties
 from psybench.aggregate.table import (
@@ -38,8 +37,8 @@ from psybench.aggregate.table import (
 )
 
 __all__ = [
-    *pareto.__all__,
-    *ranks.__all__,
-    *("SCORE_COLUMNS", "KEY_COLUMNS", "ScoreTableError", "read_scores", "concat_scores", "write_scores"),
-    *("criterion_name", "error_matrix", "leaderboard"),
+    "dominates", "dominance_matrix", "pareto_set", "pareto_fronts", "pareto_table",
+    "AverageRanks", "average_ranks", "ranks_with_ties",
+    "SCORE_COLUMNS", "KEY_COLUMNS", "ScoreTableError", "read_scores", "concat_scores", "write_scores",
+    "criterion_name", "error_matrix", "leaderboard",
 ]
