@@ -149,7 +149,9 @@ def _pareto(board: Leaderboard) -> str:
 
 def _page(board: Leaderboard, figs, profile_of, table_href: str, out_dir: Path, results_root: Path) -> str:
     spec, table, criteria = board.spec, board.table, board.criteria
-    cells = board.cells.set_index(["entry", "criterion"])
+    c_ = board.cells
+    where = {(e, c): (lo, hi, src) for e, c, lo, hi, src in zip(c_["entry"], c_["criterion"], c_["ci_low"],
+                                                                 c_["ci_high"], c_["source"])}
     tie_cols = [c for c in criteria if c in board.ties]
     fallback_fig = figs.get("projections") or figs["parallel"]
     rows = []
@@ -157,11 +159,9 @@ def _page(board: Leaderboard, figs, profile_of, table_href: str, out_dir: Path, 
         e = r["entry"]
         row_cells = []
         for c in criteria:
-            here = cells.loc[(e, c)] if (e, c) in cells.index else None
-            lo = float(here["ci_low"]) if here is not None else np.nan
-            hi = float(here["ci_high"]) if here is not None else np.nan
-            src = here["source"] if here is not None and isinstance(here["source"], str) else ""
-            row_cells.append(_cell(float(r[c]), lo, hi, src, profile_of[e], out_dir, results_root))
+            lo, hi, src = where.get((e, c), (np.nan, np.nan, ""))
+            src = src if isinstance(src, str) else ""
+            row_cells.append(_cell(float(r[c]), float(lo), float(hi), src, profile_of[e], out_dir, results_root))
         rows.append({
             "entry": e, "slug": _slug(e), "front": int(r["front"]), "pareto_optimal": bool(r["pareto_optimal"]),
             "average_rank": _fmt(float(r["average_rank"])), "n_ranked": int(r["n_ranked"]),
