@@ -17,7 +17,8 @@ one row per (model, parameter set, track, experiment, metric), with columns
 ``source``       relative path of the file/figure the number comes from
 
 :func:`error_matrix` pivots that table into the (entries x criteria) matrix of
-error vectors ``v(a)`` used by Cabezas & Trujillo 2011 (a criterion = track/experiment/metric,
+error vectors ``v(a)`` of Cabezas & Trujillo (2011), A non-linear quantitative evaluation
+approach for disparity estimation, VISAPP, sec. 3.1 (a criterion = track/experiment/metric,
 like the paper's image x region), keeping missing values missing.
 """
 
@@ -31,7 +32,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from psybench.aggregate.cells import ScoreTableError, read_cells
+from psybench.aggregate.cells import ScoreTableError, read_cells, text
 from psybench.aggregate.criteria import TABLE_DIRECTIONS
 from psybench.io.tables import read_table, write_table
 
@@ -80,12 +81,6 @@ def criterion_name(track: str, experiment: str, metric: str) -> str:
     return _CRITERION_SEP.join(p for p in (track, experiment, metric) if p)
 
 
-def _text(s: pd.Series) -> pd.Series:
-    """Strings with missing values as "" (pandas 3 would otherwise write 'nan')."""
-    out = s.astype(object).where(s.notna(), "")
-    return out.map(lambda v: str(v).strip()).astype(str)
-
-
 def _numeric(s: pd.Series, column: str, where: str) -> pd.Series:
     if pd.api.types.is_numeric_dtype(s):
         return s.astype(float)
@@ -112,7 +107,7 @@ def _validate(df: pd.DataFrame, where: str) -> pd.DataFrame:
             raise ScoreTableError(f"{where}: missing column {c!r} (a score table needs columns {SCORE_COLUMNS})")
     out = df.reset_index(drop=True).copy()
     for c in _TEXT_COLUMNS:
-        out[c] = _text(out[c])
+        out[c] = text(out[c]).astype(str)  # missing as "" (pandas 3 would otherwise write 'nan')
     for c in _NUMERIC_COLUMNS:
         out[c] = _numeric(out[c], c, where)
     for c in _REQUIRED_TEXT:
