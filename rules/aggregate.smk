@@ -4,6 +4,8 @@
 # estimation, VISAPP, sec. 3); the HTML report renders them.
 #
 # input and params functions
+from pathlib import Path
+
 from psybench.provenance import PACKAGE_ROOT
 
 SCORE_ROW_TRACKS = ["motion", "attention", "intphys"]
@@ -34,6 +36,11 @@ def get_sample_tables(wildcards):
     return ["results/aggregate/samples_intphys.parquet"] if "intphys" in config["tracks"] else []
 
 
+def get_results_root(wildcards, output):
+    """The results folder (the first part of the outputs' paths): score sources are relative to it."""
+    return Path(output[0]).parts[0]
+
+
 def get_motion_error_figure(wildcards):
     """Source of each motion Table 1 row: the model's direction-error figure (under results/)."""
     return "figures/motion/{model}_direction_error.png"
@@ -52,7 +59,7 @@ def get_report_code_hash():
     """The report's code and its page templates (not Python, so code_hash alone misses them)."""
     templates = sorted((PACKAGE_ROOT / "report" / "templates").glob("*"))
     code = code_hash(["psybench.aggregate.leaderboard", "psybench.report.site", "psybench.report.figures"])
-    return code + "-" + params_hash({p.name: p.read_text() for p in templates})
+    return f"{code}-{params_hash({p.name: p.read_text() for p in templates})}"
 
 
 rule aggregate_motion:
@@ -92,7 +99,7 @@ rule motion_score_rows:
         parquet="results/aggregate/scores_motion.parquet",
     params:
         figure=get_motion_error_figure,
-        results_root="results",
+        results_root=get_results_root,
         code_hash=SCORE_ROWS_CODE["motion"],
     log:
         "logs/motion/score_rows.log",
@@ -111,7 +118,7 @@ rule attention_score_rows:
         parquet="results/aggregate/scores_attention.parquet",
     params:
         table1_figure="attention/curves.png",
-        results_root="results",
+        results_root=get_results_root,
         code_hash=SCORE_ROWS_CODE["attention"],
     log:
         "logs/attention/score_rows.log",
@@ -130,7 +137,7 @@ rule intphys_score_rows:
         samples="results/aggregate/samples_intphys.csv",
         samples_parquet="results/aggregate/samples_intphys.parquet",
     params:
-        results_root="results",
+        results_root=get_results_root,
         code_hash=SCORE_ROWS_CODE["intphys"],
     log:
         "logs/intphys/score_rows.log",
@@ -201,7 +208,7 @@ rule report_leaderboard:
     output:
         report=directory("results/report"),
     params:
-        results_root="results",
+        results_root=get_results_root,
         code_hash=get_report_code_hash(),
     log:
         "logs/report/leaderboard.log",
