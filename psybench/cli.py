@@ -3,7 +3,8 @@
 Subcommands
 -----------
 ``psybench leaderboard [--results results] [--track TRACK]``
-    Pareto fronts (papers/001) and Middlebury-style average rank of the workflow's
+    Pareto fronts (Cabezas & Trujillo 2011, A non-linear quantitative evaluation approach
+    for disparity estimation, VISAPP) and Middlebury-style average rank of the workflow's
     long score table ``<results>/aggregate/scores_long.parquet`` (or ``.csv``).
 ``psybench score-table PATH``
     The same for any long-format score CSV a user gives, or a folder of them
@@ -41,7 +42,8 @@ def _add_scoring_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--track", help="only this track (default: all tracks, the cross-track leaderboard)")
     p.add_argument(
         "--model",
-        help="intra-technique evaluation: compare the parameter sets of this one model (papers/001 Sec. 3.3)",
+        help="intra-technique evaluation: compare the parameter sets of this one model "
+        "(Cabezas & Trujillo 2011, sec. 3.3)",
     )
     p.add_argument(
         "--criteria",
@@ -78,7 +80,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "leaderboard",
         help="print Pareto fronts and average ranks of the workflow's results",
-        description="Pareto fronts (papers/001) and average rank from <results>/aggregate/scores_long.parquet or .csv.",
+        description="Pareto fronts (Cabezas & Trujillo 2011) and average rank from "
+        "<results>/aggregate/scores_long.parquet or .csv.",
     )
     p.add_argument("--results", default="results", help="results folder of a workflow run (default: results)")
     _add_scoring_options(p)
@@ -90,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("path", help="a .csv/.parquet score table, or a folder: every *.csv below it with the score columns")
     _add_scoring_options(p)
-    p = sub.add_parser("models", help="list registered models")
+    p = sub.add_parser("models", help="list registered models of every track, with their parameters and defaults")
     p.add_argument("--track", help="only models of this track")
     p.add_argument("--long", action="store_true", help="show every field the registry gives, not only the main ones")
     p = sub.add_parser("benchmarks", help="list registered benchmarks")
@@ -189,7 +192,7 @@ def format_leaderboard(table: pd.DataFrame, *, show_values: bool = False, title:
     missing = table.attrs.get("missing", "")
     lines.append(
         f"{len(table)} entries, {len(criteria)} criteria, missing={missing}; front 1 = Pareto-optimal set "
-        "(papers/001), avg_rank = Middlebury-style average rank (1 = best) over n criteria"
+        "(Cabezas & Trujillo 2011), avg_rank = Middlebury-style average rank (1 = best) over n criteria"
     )
     lines.append(view.to_string(index=False, na_rep="-"))
     return "\n".join(lines)
@@ -252,19 +255,22 @@ def _registry_call(function: str, **kwargs: Any) -> list[dict[str, Any]]:
 
 
 def _print_records(records: list[dict[str, Any]], preferred: Sequence[str], what: str, *, long: bool) -> None:
+    """Left-aligned columns in ``preferred`` order; the last column (often long, e.g. params) is not padded."""
     if not records:
         print(f"no {what} registered")
         return
     cols = [c for c in preferred if any(c in r for r in records)]
     if long or not cols:
         cols += sorted({k for r in records for k in r} - set(cols))
-    df = pd.DataFrame([{c: r.get(c, "") for c in cols} for r in records], columns=cols)
-    print(df.to_string(index=False))
+    cells = [[str(r.get(c, "")) for c in cols] for r in records]
+    widths = [max(len(c), *(len(row[j]) for row in cells)) for j, c in enumerate(cols)]
+    for row in [cols, *cells]:
+        print("  ".join(v.ljust(w) for v, w in zip(row[:-1], widths)) + ("  " if len(row) > 1 else "") + row[-1])
 
 
 def _cmd_models(args: argparse.Namespace) -> int:
     records = _registry_call("list_models", track=args.track)
-    _print_records(records, ["track", "name", "kind", "params", "source"], "models", long=args.long)
+    _print_records(records, ["track", "name", "kind", "source", "params"], "models", long=args.long)
     return EXIT_OK
 
 

@@ -1,56 +1,79 @@
-# Aggregation (papers/001): Table 1, Pareto set and fronts next to average ranks.
+# Aggregation: every track's results as rows of the long score table, their
+# concatenation, and the leaderboards (Pareto set and fronts next to average ranks,
+# Cabezas & Trujillo 2011, A non-linear quantitative evaluation approach for disparity
+# estimation, VISAPP, sec. 3); the HTML report renders them. Input and params
+# functions are in aggregate_common.smk (snakemake --lint wants no functions next to rules).
+
+
+include: "aggregate_common.smk"
 
 
 rule aggregate_scores:
     input:
-        unpack(get_track_score_inputs),
+        tables=get_score_row_tables,
     output:
         table="results/aggregate/scores_long.csv",
         parquet="results/aggregate/scores_long.parquet",
-    params:
-        attention_figure=get_attention_figure(),
-        code_hash=CODE["aggregate"],
     log:
         "logs/aggregate/scores.log",
     conda:
         "../envs/psybench.yaml"
+    params:
+        code_hash=CODE["aggregate"],
     script:
         "../scripts/aggregate_scores.py"
 
 
 rule aggregate_samples:
     input:
-        unpack(get_sample_inputs),
+        tables=get_sample_tables,
     output:
         table="results/aggregate/samples_long.csv",
         parquet="results/aggregate/samples_long.parquet",
-    params:
-        code_hash=CODE["aggregate"],
     log:
         "logs/aggregate/samples.log",
     conda:
         "../envs/psybench.yaml"
+    params:
+        code_hash=CODE["aggregate"],
     script:
         "../scripts/aggregate_samples.py"
 
 
-rule report_leaderboard:
+rule aggregate_leaderboards:
     input:
         scores="results/aggregate/scores_long.csv",
         samples="results/aggregate/samples_long.csv",
     output:
-        report=directory("results/report"),
         tables=expand("results/aggregate/leaderboard_{name}.csv", name=LEADERBOARD_NAMES),
+        pages="results/aggregate/leaderboards.json",
+    log:
+        "logs/aggregate/leaderboards.log",
+    conda:
+        "../envs/psybench.yaml"
     params:
         leaderboards=LEADERBOARDS,
         n_boot=config["aggregate"]["n_boot"],
         alpha=config["aggregate"]["alpha"],
         seed=config["aggregate"]["seed"],
         max_projections=config["aggregate"]["max_projections"],
-        code_hash=CODE["report"],
+        code_hash=CODE["aggregate"],
+    script:
+        "../scripts/aggregate_leaderboards.py"
+
+
+rule report_leaderboard:
+    input:
+        pages="results/aggregate/leaderboards.json",
+        tables=expand("results/aggregate/leaderboard_{name}.csv", name=LEADERBOARD_NAMES),
+    output:
+        report=directory("results/report"),
     log:
         "logs/report/leaderboard.log",
     conda:
         "../envs/psybench.yaml"
+    params:
+        results_root=get_results_root,
+        code_hash=get_report_code_hash(),
     script:
         "../scripts/report_leaderboard.py"

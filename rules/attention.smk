@@ -14,17 +14,17 @@ wildcard_constraints:
 
 
 rule attention_stimulus:
-    cache: True
     output:
         store=directory("results/attention/stimuli/{attention_movie}.zarr"),
     log:
         "logs/attention/stimulus/{attention_movie}.log",
+    cache: True
+    conda:
+        "../envs/psybench.yaml"
     params:
         spec=get_attention_movie_spec,
         grid=ATTENTION["grid"],
-        code=code_hash(["psybench.attention.stimuli", "psybench.io.store"]),
-    conda:
-        "../envs/psybench.yaml"
+        code=ATTENTION_CODE["stimulus"],
     script:
         "../scripts/attention_stimulus.py"
 
@@ -37,23 +37,25 @@ rule attention_gaze:
         parquet="results/attention/gaze/{attention_movie}.parquet",
     log:
         "logs/attention/gaze/{attention_movie}.log",
-    params:
-        spec=get_attention_movie_spec,
-        code=code_hash(["psybench.attention.gaze", "psybench.io.tables"]),
     conda:
         "../envs/psybench.yaml"
+    params:
+        spec=get_attention_movie_spec,
+        code=ATTENTION_CODE["gaze"],
     script:
         "../scripts/attention_gaze.py"
 
 
 rule attention_features:
-    cache: True
     input:
         stimulus="results/attention/stimuli/{attention_movie}.zarr",
     output:
         store=directory("results/attention/features/{attention_features}/{attention_movie}.zarr"),
     log:
         "logs/attention/features/{attention_features}/{attention_movie}.log",
+    cache: True
+    conda:
+        "../envs/psybench.yaml"
     threads: 2
     resources:
         mem_mb=1000,
@@ -63,8 +65,6 @@ rule attention_features:
         chunk_frames=ATTENTION["chunk_frames"],
         lags_ms=ATTENTION["lags_ms"],
         code=get_attention_feature_code,
-    conda:
-        "../envs/psybench.yaml"
     script:
         "../scripts/attention_features.py"
 
@@ -86,6 +86,8 @@ rule attention_evaluate:
         ),
     log:
         "logs/attention/evaluate.log",
+    conda:
+        "../envs/psybench.yaml"
     params:
         feature_stores=get_attention_feature_stores(),
         gaze_tables=get_attention_gaze_tables(),
@@ -93,19 +95,7 @@ rule attention_evaluate:
         pairs=ATTENTION["pairs"],
         lags_ms=ATTENTION["lags_ms"],
         evaluation=ATTENTION["evaluation"],
-        code=code_hash(
-            [
-                "psybench.attention.table1",
-                "psybench.attention.evaluate",
-                "psybench.attention.tuning",
-                "psybench.attention.controls",
-                "psybench.attention.movies",
-                "psybench.attention.figures",
-                "psybench.attention.gaze",
-            ]
-        ),
-    conda:
-        "../envs/psybench.yaml"
+        code=ATTENTION_CODE["evaluate"],
     script:
         "../scripts/attention_evaluate.py"
 
@@ -119,15 +109,15 @@ rule attention_metrics:
         parquet="results/attention/metrics.parquet",
     log:
         "logs/attention/metrics.log",
+    conda:
+        "../envs/psybench.yaml"
     params:
         feature_stores=get_attention_feature_stores(),
         gaze_tables=get_attention_gaze_tables(),
         models=get_attention_rows(),
         pairs=ATTENTION["pairs"],
         settings=get_attention_metrics_settings(),
-        code=code_hash(["psybench.attention.metrics", "psybench.attention.tuning", "psybench.attention.movies"]),
-    conda:
-        "../envs/psybench.yaml"
+        code=ATTENTION_CODE["metrics"],
     script:
         "../scripts/attention_metrics.py"
 
@@ -135,3 +125,22 @@ rule attention_metrics:
 rule attention_all:
     input:
         attention_targets(),
+
+
+rule attention_score_rows:
+    input:
+        metrics="results/attention/metrics.csv",
+        table1="results/attention/table1.csv",
+    output:
+        table="results/aggregate/scores_attention.csv",
+        parquet="results/aggregate/scores_attention.parquet",
+    log:
+        "logs/attention/score_rows.log",
+    conda:
+        "../envs/psybench.yaml"
+    params:
+        table1_figure="attention/curves.png",
+        results_root=get_results_root,
+        code_hash=ATTENTION_CODE["score_rows"],
+    script:
+        "../scripts/attention_score_rows.py"

@@ -4,7 +4,6 @@
 from psybench.attention.models import pair_movies, saliency_models
 from psybench.provenance import code_hash
 
-
 # input and params functions
 ATTENTION = config["attention"]
 ATTENTION_ON = "attention" in config["tracks"]
@@ -13,6 +12,28 @@ ATTENTION_MODELS = saliency_models(config, MODELS["attention"]) if ATTENTION_ON 
 ATTENTION_MOVIES = pair_movies(ATTENTION) if ATTENTION_ON else []
 # One feature store per (family, parameters), shared by every model that uses it.
 ATTENTION_FEATURES = {m.features: m for m in ATTENTION_MODELS}
+
+# Snakemake does not see edits to imported library modules: each rule carries a code hash.
+ATTENTION_CODE = {
+    "stimulus": code_hash(["psybench.attention.stimuli", "psybench.io.store"]),
+    "gaze": code_hash(["psybench.attention.gaze", "psybench.io.tables"]),
+    "evaluate": code_hash(
+        [
+            "psybench.attention.table1",
+            "psybench.attention.evaluate",
+            "psybench.attention.tuning",
+            "psybench.attention.controls",
+            "psybench.attention.movies",
+            "psybench.attention.figures",
+            "psybench.attention.gaze",
+        ]
+    ),
+    "metrics": code_hash(["psybench.attention.metrics", "psybench.attention.tuning", "psybench.attention.movies"]),
+    # the track's rows of the cross-track long score table
+    "score_rows": code_hash(
+        ["psybench.attention.score_rows", "psybench.attention.metrics", "psybench.aggregate", "psybench.io"]
+    ),
+}
 
 
 def attention_targets():
@@ -78,5 +99,3 @@ def get_attention_metrics_settings():
     ev = ATTENTION["evaluation"]
     shared = {k: ev[k] for k in ("n_negatives", "min_dist_frac", "seed", "in_memory_mb")}
     return {"lags_ms": ATTENTION["lags_ms"], **shared, **ATTENTION["metrics"]}
-
-

@@ -22,12 +22,12 @@ if INTPHYS["generate"]:
             directory(f"{INTPHYS_ROOT}/{{split}}"),
         log:
             "logs/intphys/generate/{split}.log",
+        conda:
+            "../envs/psybench.yaml"
+        threads: 1
         params:
             generator=INTPHYS["generator"],
             code=INTPHYS_CODE["generate"],
-        threads: 1
-        conda:
-            "../envs/psybench.yaml"
         script:
             "../scripts/intphys_generate.py"
 
@@ -41,14 +41,14 @@ rule intphys_ingest:
         parquet="results/intphys/stores/{split}/shard_{shard}.parquet",
     log:
         "logs/intphys/ingest/{split}_{shard}.log",
-    params:
-        shard_size=INTPHYS["shard_size"],
-        code=INTPHYS_CODE["ingest"],
+    conda:
+        "../envs/psybench.yaml"
     threads: 2
     resources:
         mem_mb=2000,
-    conda:
-        "../envs/psybench.yaml"
+    params:
+        shard_size=INTPHYS["shard_size"],
+        code=INTPHYS_CODE["ingest"],
     script:
         "../scripts/intphys_ingest.py"
 
@@ -61,10 +61,10 @@ rule intphys_metadata:
         parquet="results/intphys/metadata/{split}.parquet",
     log:
         "logs/intphys/metadata/{split}.log",
-    params:
-        code=INTPHYS_CODE["ingest"],
     conda:
         "../envs/psybench.yaml"
+    params:
+        code=INTPHYS_CODE["ingest"],
     script:
         "../scripts/intphys_metadata.py"
 
@@ -76,14 +76,14 @@ rule intphys_train:
         weights="results/intphys/train/nextframe.npz",
     log:
         "logs/intphys/train/nextframe.log",
-    params:
-        train=INTPHYS["train"],
-        code=INTPHYS_CODE["train"],
+    conda:
+        "../envs/psybench.yaml"
     threads: 2
     resources:
         mem_mb=2000,
-    conda:
-        "../envs/psybench.yaml"
+    params:
+        train=INTPHYS["train"],
+        code=INTPHYS_CODE["train"],
     script:
         "../scripts/intphys_train.py"
 
@@ -95,14 +95,14 @@ rule intphys_predict:
         predictions="results/intphys/{model}/predictions/shard_{shard}.csv",
     log:
         "logs/intphys/predict/{model}_{shard}.log",
+    wildcard_constraints:
+        model="|".join(INTPHYS_MODELS) or "^$",
+    conda:
+        "../envs/psybench.yaml"
+    threads: 1
     params:
         model=intphys_model_entry,
         code=intphys_model_code,
-    wildcard_constraints:
-        model="|".join(INTPHYS_MODELS) or "^$",
-    threads: 1
-    conda:
-        "../envs/psybench.yaml"
     script:
         "../scripts/intphys_predict.py"
 
@@ -116,14 +116,14 @@ rule intphys_score:
         answer="results/intphys/{model}/answer.txt",
     log:
         "logs/intphys/score/{model}.log",
-    params:
-        n_boot=INTPHYS["n_boot"],
-        seed=INTPHYS["seed"],
-        code=INTPHYS_CODE["scores"],
     wildcard_constraints:
         model="|".join(intphys_model_names()) or "^$",
     conda:
         "../envs/psybench.yaml"
+    params:
+        n_boot=INTPHYS["n_boot"],
+        seed=INTPHYS["seed"],
+        code=INTPHYS_CODE["scores"],
     script:
         "../scripts/intphys_score.py"
 
@@ -131,3 +131,22 @@ rule intphys_score:
 rule intphys_all:
     input:
         intphys_targets(),
+
+
+rule intphys_score_rows:
+    input:
+        unpack(get_intphys_score_row_inputs),
+    output:
+        table="results/aggregate/scores_intphys.csv",
+        parquet="results/aggregate/scores_intphys.parquet",
+        samples="results/aggregate/samples_intphys.csv",
+        samples_parquet="results/aggregate/samples_intphys.parquet",
+    log:
+        "logs/intphys/score_rows.log",
+    conda:
+        "../envs/psybench.yaml"
+    params:
+        results_root=get_results_root,
+        code_hash=INTPHYS_CODE["score_rows"],
+    script:
+        "../scripts/intphys_score_rows.py"

@@ -29,6 +29,10 @@ INTPHYS_CODE = {
     "scores": code_hash(
         ["psybench.intphys.scores", "psybench.intphys.metrics", "psybench.intphys.answer", "psybench.io"]
     ),
+    # the track's rows of the cross-track long score table
+    "score_rows": code_hash(
+        ["psybench.intphys.score_rows", "psybench.intphys.metrics", "psybench.aggregate", "psybench.io"]
+    ),
 }
 
 
@@ -44,8 +48,9 @@ def intphys_shards(split):
 
 
 def intphys_shard_tables(wildcards):
-    return expand("results/intphys/stores/{split}/shard_{shard}.csv", split=wildcards.split,
-                  shard=intphys_shards(wildcards.split))
+    return expand(
+        "results/intphys/stores/{split}/shard_{shard}.csv", split=wildcards.split, shard=intphys_shards(wildcards.split)
+    )
 
 
 def intphys_train_stores(wildcards):
@@ -81,11 +86,21 @@ def intphys_score_input(wildcards):
     if wildcards.model in INTPHYS_EXTERNAL:
         inputs["answer"] = INTPHYS["external_answers"][wildcards.model]
     else:
-        inputs["predictions"] = expand("results/intphys/{model}/predictions/shard_{shard}.csv",
-                                       model=wildcards.model, shard=intphys_shards(split))
+        inputs["predictions"] = expand(
+            "results/intphys/{model}/predictions/shard_{shard}.csv", model=wildcards.model, shard=intphys_shards(split)
+        )
     return inputs
 
 
 def intphys_targets():
     """Final targets: scores.csv and answer.txt of every model and external answer."""
     return expand("results/intphys/{model}/{file}", model=intphys_model_names(), file=["scores.csv", "answer.txt"])
+
+
+def get_intphys_score_row_inputs(wildcards):
+    split = config["intphys"]["eval_split"]
+    return {
+        "scores": expand("results/intphys/{model}/scores.csv", model=intphys_model_names()),
+        "answers": expand("results/intphys/{model}/answer.txt", model=intphys_model_names()),
+        "metadata": f"results/intphys/metadata/{split}.csv",
+    }

@@ -51,11 +51,7 @@ rule motion_readouts:
     input:
         responses=get_model_responses,
     output:
-        stores=directory(
-            expand(
-                "results/readouts/{{model}}/{stimulus}.zarr", stimulus=MOTION_STIMULI
-            )
-        ),
+        stores=directory(expand("results/readouts/{{model}}/{stimulus}.zarr", stimulus=MOTION_STIMULI)),
     log:
         "logs/readouts/{model}.log",
     conda:
@@ -192,3 +188,22 @@ rule motion_figures_barberpole:
         code_hash=MOTION_CODE["figures"],
     script:
         "../scripts/motion_figures_barberpole.py"
+
+
+rule motion_score_rows:
+    input:
+        table1="results/aggregate/motion_table1.csv",
+        fits=expand("results/fits/motion/{model}.csv", model=MOTION_MODELS),
+    output:
+        table="results/aggregate/scores_motion.csv",
+        parquet="results/aggregate/scores_motion.parquet",
+    log:
+        "logs/motion/score_rows.log",
+    conda:
+        "../envs/psybench.yaml"
+    params:
+        figure=get_motion_error_figure,
+        results_root=get_results_root,
+        code_hash=MOTION_CODE["score_rows"],
+    script:
+        "../scripts/motion_score_rows.py"

@@ -39,6 +39,8 @@ MOTION_CODE = {
     ),
     "table1": code_hash(["psybench.motion.table1", "psybench.aggregate.pareto", "psybench.io"]),
     "figures": code_hash(["psybench.motion.figures"]),
+    # the track's rows of the cross-track long score table
+    "score_rows": code_hash(["psybench.motion.score_rows", "psybench.aggregate", "psybench.io"]),
 }
 
 
@@ -71,12 +73,9 @@ def motion_targets():
     ]
 
 
-def motion_score_inputs():
-    """The motion result files the motion score rows are made of, by name."""
-    return {
-        "motion_table1": "results/aggregate/motion_table1.csv",
-        "motion_fits": expand("results/fits/motion/{model}.csv", model=MOTION_MODELS),
-    }
+def get_motion_error_figure(wildcards):
+    """Source of each motion Table 1 row: the model's direction-error figure (under results/)."""
+    return "figures/motion/{model}_direction_error.png"
 
 
 def get_stimulus_spec(wildcards):

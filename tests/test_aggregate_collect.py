@@ -1,4 +1,4 @@
-"""Cross-track collection: each track's result files -> the one long score table."""
+"""Each track's score rows (``psybench.<track>.score_rows``) -> the one long score table."""
 
 from __future__ import annotations
 
@@ -6,8 +6,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from psybench.aggregate.collect import attention_scores, collect_scores, intphys_scores, motion_scores
-from psybench.aggregate.table import SCORE_COLUMNS, ScoreTableError, leaderboard
+from psybench.aggregate.table import SCORE_COLUMNS, ScoreTableError, concat_scores, leaderboard, write_scores
+from psybench.attention.score_rows import score_rows as attention_scores
+from psybench.intphys.score_rows import sample_rows as intphys_samples
+from psybench.intphys.score_rows import score_rows as intphys_scores
+from psybench.motion.score_rows import score_rows as motion_scores
 from psybench.provenance import params_hash
 
 
@@ -55,7 +58,7 @@ def results(tmp_path):
 def test_motion_rows_keep_missing_and_link_figures(results):
     df = motion_scores(results / "aggregate" / "motion_table1.csv",
                        fits=[results / "fits" / "motion" / "HS.csv", results / "fits" / "motion" / "absent.csv"],
-                       results_root=results)
+                       figure="figures/motion/{model}_direction_error.png", results_root=results)
     assert list(df.columns) == SCORE_COLUMNS
     err = df[df["metric"] == "error"].set_index(["model", "experiment"])
     assert err.loc[("HS", "barberpole"), "value"] == 0.1
@@ -135,17 +138,20 @@ def test_non_numeric_score_names_file_column_and_row(tmp_path):
         motion_scores(p)
 
 
-def test_collect_all_tracks_then_leaderboard(results):
+def test_collect_all_tracks_then_leaderboard(results, tmp_path):
     r = results
-    long_df = collect_scores(
-        {
-            "motion": {"table1": r / "aggregate" / "motion_table1.csv", "fits": [r / "fits" / "motion" / "HS.csv"]},
-            "intphys": sorted((r / "intphys").glob("*/scores.csv")),
-            "attention": {"metrics": r / "attention" / "metrics.csv", "table1": r / "attention" / "table1.csv"},
-            "scores": [],  # empty: skipped
-        },
-        results_root=r,
-    )
+    per_track = {
+        "motion": motion_scores(r / "aggregate" / "motion_table1.csv", fits=[r / "fits" / "motion" / "HS.csv"],
+                                results_root=r),
+        "intphys": intphys_scores(sorted((r / "intphys").glob("*/scores.csv")), results_root=r),
+        "attention": attention_scores(metrics=r / "attention" / "metrics.csv", table1=r / "attention" / "table1.csv",
+                                      results_root=r),
+    }
+    # each track writes its rows; aggregation only concatenates the files
+    for track, rows in per_track.items():
+        write_scores(rows, tmp_path / f"scores_{track}.csv")
+    paths = [tmp_path / f"scores_{track}.parquet" for track in per_track]
+    long_df = write_scores(paths, tmp_path / "scores_long.csv")
     assert list(long_df.columns) == SCORE_COLUMNS
     assert set(long_df["track"]) == {"motion", "intphys", "attention"}
     # 8 motion Table 1 rows + 1 fit + 5 intphys + 3 metrics + 3 table1
@@ -159,28 +165,22 @@ def test_collect_all_tracks_then_leaderboard(results):
 
 
 def test_collect_errors(results, tmp_path):
-    with pytest.raises(ValueError, match="unknown track 'physics'"):
-        collect_scores({"physics": results / "x.csv"})
-    with pytest.raises(ValueError, match=r"paths_by_track\['motion'\] has unknown key\(s\) \['fit'\]"):
-        collect_scores({"motion": {"table1": results / "aggregate" / "motion_table1.csv", "fit": []}})
     with pytest.raises(ScoreTableError, match=r"nope\.csv: no such file"):
-        collect_scores({"intphys": [tmp_path / "nope.csv"]})
+        intphys_scores([tmp_path / "nope.csv"])
     # the same score from two places is an error naming both
     p = results / "intphys" / "nextframe" / "scores.csv"
     with pytest.raises(ScoreTableError, match="more than once"):
-        collect_scores({"intphys": [p], "scores": [_long_copy(p, tmp_path)]}, results_root=results)
+        concat_scores({"track intphys": intphys_scores([p], results_root=results), "external": _long_copy(p, tmp_path)})
 
 
 def _long_copy(intphys_csv, tmp_path):
     df = intphys_scores(intphys_csv)
     out = tmp_path / "external.csv"
     df.to_csv(out, index=False)
-    return out
+    return pd.read_csv(out, dtype=str, keep_default_na=False)
 
 
 def test_attention_metrics_keyed_by_train_test_pair(tmp_path):
-    from psybench.aggregate.collect import attention_scores
-
     p = tmp_path / "metrics.csv"
     pd.DataFrame(
         {
@@ -197,7 +197,6 @@ def test_attention_metrics_keyed_by_train_test_pair(tmp_path):
 
 
 def test_intphys_samples_average_to_the_overall_L_R(tmp_path):
-    from psybench.aggregate.collect import intphys_samples
     from psybench.intphys.metrics import score_table, write_answer
 
     rows = []
@@ -216,3 +215,48 @@ def test_intphys_samples_average_to_the_overall_L_R(tmp_path):
     overall = table[(table["block"] == "all") & (table["visibility"] == "all") & (table["motion"] == "all")
                     & (table["n_objects"].astype(str) == "all") & (table["metric"] == "L_R")]["value"].iloc[0]
     assert samples["value"].mean() == pytest.approx(overall)
+
+
+def test_per_track_files_concatenate_to_the_same_bytes_as_one_table(results, tmp_path):
+    """Writing each track's rows, then concatenating the files, gives the one-shot table byte for byte."""
+    r = results
+    per_track = {
+        "motion": motion_scores(r / "aggregate" / "motion_table1.csv", fits=[r / "fits" / "motion" / "HS.csv"],
+                                figure="figures/motion/{model}_direction_error.png", results_root=r),
+        "intphys": intphys_scores(sorted((r / "intphys").glob("*/scores.csv")), results_root=r),
+        "attention": attention_scores(metrics=r / "attention" / "metrics.csv", table1=r / "attention" / "table1.csv",
+                                      results_root=r),
+    }
+    write_scores({f"track {t}": rows for t, rows in per_track.items()}, tmp_path / "direct.csv")
+    for t, rows in per_track.items():
+        write_scores({f"track {t}": rows}, tmp_path / f"scores_{t}.csv")
+    write_scores([tmp_path / f"scores_{t}.parquet" for t in ("intphys", "attention", "motion")],
+                 tmp_path / "scores_long.csv")
+    assert (tmp_path / "scores_long.csv").read_bytes() == (tmp_path / "direct.csv").read_bytes()
+
+
+def test_attention_metric_sense_ignores_spelling(tmp_path):
+    p = _csv(tmp_path / "metrics.csv", [("itti", "auc_judd", 0.8), ("itti", "kl", 1.5)], ["model", "metric", "value"])
+    df = attention_scores(metrics=p).set_index("metric")
+    assert df.loc["auc_judd", "direction"] == "higher" and df.loc["kl", "direction"] == "lower"
+
+
+def test_aggregation_imports_no_track_code():
+    """The aggregate and report packages read score rows; each track writes its own."""
+    import ast
+    from pathlib import Path
+
+    import psybench
+
+    root = Path(psybench.__file__).parent
+    for pkg in ("aggregate", "report"):
+        for f in sorted((root / pkg).glob("*.py")):
+            if f.name == "motion.py":  # motion's Table 1 and figures, moving to psybench/motion/
+                continue
+            tree = ast.parse(f.read_text())
+            names = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+            names += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+            tracks = [m for m in names if m.split(".")[:2] in (["psybench", t] for t in ("motion", "attention",
+                                                                                          "intphys"))]
+            assert not tracks, (f, tracks)
+            assert "results/" not in f.read_text(), f

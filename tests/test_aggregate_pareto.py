@@ -1,4 +1,4 @@
-"""Pareto dominance, sets and fronts (papers/001) against an independent brute force."""
+"""Pareto dominance, sets and fronts (Cabezas & Trujillo 2011) against an independent brute force."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from psybench.aggregate.pareto import dominance_matrix, dominates, pareto_fronts
 
 
 # ----------------------------------------------------------------------------- oracle
-# Written from the definition in reference/aggregation.md, with plain Python loops and
+# Written from the definition in Cabezas & Trujillo 2011, sec. 3.1, with plain Python loops and
 # subtraction (the library uses broadcast comparisons a < b - eps on negated columns).
 def brute_dominates(a, b, dirs, eps):
     no_worse, better = True, False
@@ -69,7 +69,7 @@ def test_sets_and_fronts_equal_brute_force(seed, eps_kind):
     want_set = np.zeros(len(F), bool)
     want_set[brute_set(range(len(F)), F, dirs, eps_vec)] = True
     np.testing.assert_array_equal(pareto_set(F, directions=dirs, epsilon=eps), want_set)
-    assert want_set.any()  # PA* is never empty (papers/001 Sec. 3.2)
+    assert want_set.any()  # PA* is never empty (Cabezas & Trujillo 2011, sec. 3.2)
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -111,7 +111,7 @@ def test_duplicates_all_stay_in_the_set():
 
 
 def test_single_superior_entry():
-    """|A*| = 1: one entry minimises every criterion (papers/001 Sec. 3.2)."""
+    """|A*| = 1: one entry minimises every criterion (Cabezas & Trujillo 2011, sec. 3.2)."""
     F = np.array([[0.1, 0.2, 0.3], [0.2, 0.2, 0.3], [0.5, 0.1, 0.9]])
     F = np.vstack([F, [0.05, 0.05, 0.05]])
     np.testing.assert_array_equal(pareto_set(F), [False, False, False, True])

@@ -34,7 +34,7 @@ def test_average_ranks_missing_policies():
 
 
 def test_average_rank_order_flips_while_dominance_does_not():
-    """papers/001's argument against the average rank, made concrete.
+    """Cabezas & Trujillo's (2011) argument against the average rank, made concrete.
 
     A wins 3 of 5 criteria against B, so A ranks above B.  C is dominated by B and
     lies between B and A exactly in the two criteria B wins: adding C pushes A down

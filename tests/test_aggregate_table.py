@@ -152,3 +152,32 @@ def test_leaderboard_fronts_and_ranks():
     assert t.loc["itti", "n_ranked"] == 1 and t.loc["itti", "front"] == 1
     with pytest.raises(ValueError, match="missing"):
         leaderboard(concat_scores([MOTION, ATTENTION]), missing="raise")
+
+
+def test_write_scores_validates_and_writes_csv_and_parquet(tmp_path):
+    from psybench.aggregate.table import write_scores
+
+    out = write_scores({"track motion": MOTION}, tmp_path / "scores_motion.csv")
+    assert (tmp_path / "scores_motion.parquet").is_file()
+    again = write_scores([tmp_path / "scores_motion.parquet"], tmp_path / "scores_long.csv")
+    pd.testing.assert_frame_equal(out, again)
+    assert (tmp_path / "scores_long.csv").read_bytes() == (tmp_path / "scores_motion.csv").read_bytes()
+    bad = MOTION.assign(direction="up")
+    with pytest.raises(ScoreTableError, match=r"track motion: column 'direction' is 'up'"):
+        write_scores({"track motion": bad}, tmp_path / "bad.csv")
+    assert not (tmp_path / "bad.csv").exists()
+
+
+def test_score_frame_fills_missing_columns():
+    from psybench.aggregate.table import score_frame
+
+    df = score_frame({"model": ["hs"], "track": ["motion"], "metric": ["error"], "value": [0.5]}, 1)
+    assert list(df.columns) == SCORE_COLUMNS
+    assert df.loc[0, "params_hash"] == "" and np.isnan(df.loc[0, "ci_low"])
+
+
+def test_write_samples_without_tracks_writes_the_header(tmp_path):
+    from psybench.aggregate.table import SAMPLE_COLUMNS, write_samples
+
+    write_samples([], tmp_path / "samples_long.csv")
+    assert (tmp_path / "samples_long.csv").read_text() == ",".join(SAMPLE_COLUMNS) + "\n"

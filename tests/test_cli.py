@@ -166,3 +166,17 @@ def test_usage_errors_and_help(capsys):
     assert main(["frobnicate"]) == 2
     assert main(["--help"]) == 0
     assert "leaderboard" in capsys.readouterr().out
+
+
+def test_models_params_come_last_unpadded(monkeypatch, capsys):
+    fake = types.ModuleType("psybench.registry")
+    fake.list_models = lambda track=None: [
+        {"name": "horn_schunck", "track": "motion", "kind": "pair", "source": "builtin", "params": "alpha=0.02"},
+        {"name": "itti", "track": "attention", "kind": "saliency", "source": "builtin", "params": ""},
+    ]
+    monkeypatch.setitem(sys.modules, "psybench.registry", fake)
+    assert main(["models"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["track", "name", "kind", "source", "params"]
+    assert lines[1].endswith("builtin  alpha=0.02") and lines[1].startswith("motion ")
+    assert lines[0].index("name") == lines[1].index("horn_schunck") == lines[2].index("itti")

@@ -1,4 +1,5 @@
-"""The HTML leaderboard report: content, links, determinism, and a real headless browser."""
+"""The leaderboards (computed by the aggregate stage) and the HTML report rendered from them:
+content, links, determinism, and a real headless browser."""
 
 from __future__ import annotations
 
@@ -13,9 +14,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from psybench.aggregate.leaderboard import compute_leaderboards, write_leaderboards
 from psybench.aggregate.ranks import ranks_with_ties
 from psybench.aggregate.table import SCORE_COLUMNS, leaderboard
-from psybench.report.leaderboard import build_report
+from psybench.report.site import render_site
 
 MOTION_EXPS = ["barberpole", "diamonds", "dashed_bars"]
 # Hand-made errors: HS and FB are mutually non-dominated, LK is dominated by HS, BAD by all.
@@ -31,6 +33,16 @@ LEADERBOARDS = [
     {"name": "intphys", "track": "intphys"},
     {"name": "attention", "track": "attention"},
 ]
+
+
+def build_report(long_df, out_dir, *, leaderboards=None, results_root=None, samples=None, n_boot=1000):
+    """The workflow's two steps: aggregate_leaderboards (compute, write tables + page data), then the report."""
+    results_root = Path(results_root) if results_root is not None else Path(out_dir).parent
+    boards = compute_leaderboards(long_df, leaderboards=leaderboards, samples=samples, n_boot=n_boot)
+    table_dir = results_root / "aggregate"
+    write_leaderboards(boards, table_dir, table_dir / "leaderboards.json")
+    render_site(table_dir / "leaderboards.json", out_dir, results_root=results_root)
+    return {b.name: b.table for b in boards}
 
 
 def synthetic_long() -> pd.DataFrame:
@@ -252,3 +264,20 @@ def test_report_renders_in_headless_chromium(report, tmp_path):
     assert (np.abs(rgb - [0xEE, 0xF7, 0xEE]).sum(axis=2) <= 3).sum() > 500
     # ... and the projection figure's front-1 points (matplotlib tab:blue) are painted
     assert (np.abs(rgb - [31, 119, 180]).sum(axis=2) <= 12).sum() > 200
+
+
+def test_page_data_reads_back_what_was_computed(tmp_path):
+    from psybench.aggregate.leaderboard import read_leaderboards
+
+    boards = compute_leaderboards(synthetic_long(), leaderboards=LEADERBOARDS, samples=synthetic_samples(), n_boot=50)
+    write_leaderboards(boards, tmp_path, tmp_path / "leaderboards.json")
+    back = {b.name: b for b in read_leaderboards(tmp_path / "leaderboards.json")}
+    assert list(back) == [b.name for b in boards]
+    for b in boards:
+        r = back[b.name]
+        assert r.criteria == b.criteria and r.directions == b.directions and r.projections == b.projections
+        pd.testing.assert_frame_equal(r.table, b.table, check_dtype=False)
+        pd.testing.assert_frame_equal(r.cells, b.cells, check_dtype=False)
+        assert sorted(r.ties) == sorted(b.ties)
+        for c in b.ties:
+            pd.testing.assert_frame_equal(r.ties[c], b.ties[c], check_dtype=False)

@@ -1,6 +1,7 @@
 """Pareto dominance, Pareto-optimal sets and iterated fronts of error vectors.
 
-This is the evaluation model of papers/001 (Pareto dominance applied to disparity
+This is the evaluation model of Cabezas & Trujillo (2011), A non-linear quantitative
+evaluation approach for disparity estimation, VISAPP (Pareto dominance applied to disparity
 estimation, contrasted with Middlebury's average rank): every algorithm ``a`` (here:
 every model, or every model x parameter set) has an error vector ``v(a)`` over
 criteria that are incommensurable and equally important (Sec. 3.1); ``v`` dominates
@@ -41,82 +42,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from psybench.aggregate.criteria import check_missing, criterion_label, normalize_directions, normalize_epsilon
+
 __all__ = [
     "dominates",
     "dominance_matrix",
     "pareto_set",
     "pareto_fronts",
     "pareto_table",
-    "normalize_directions",
 ]
 
-_DIRECTION_ALIASES = {"min": "min", "lower": "min", "max": "max", "higher": "max"}
-_MISSING_POLICIES = ("raise", "ignore")
 # Number of float64 comparisons per block of the broadcast (n_block, n, m) arrays:
 # keeps the temporaries at a few tens of MB for n up to a few thousand.
 _BLOCK_ELEMENTS = 1 << 21
-
-
-def _criterion_name(j: int, names: Sequence[str] | None) -> str:
-    return f"criterion {names[j]!r}" if names is not None else f"criterion {j}"
-
-
-def normalize_directions(
-    directions: str | Sequence[str] | None, m: int, *, names: Sequence[str] | None = None
-) -> np.ndarray:
-    """Validate per-criterion directions and return a boolean "higher is better" mask.
-
-    Parameters
-    ----------
-    directions : None, str or sequence of str, length m
-        ``"min"``/``"lower"`` (lower is better) or ``"max"``/``"higher"``; one string
-        applies to every criterion; None means all ``"min"``.
-    m : int
-        Number of criteria.
-    names : sequence of str, optional
-        Criterion names used in error messages.
-
-    Returns
-    -------
-    is_max : ndarray of bool, shape (m,)
-    """
-    if directions is None:
-        return np.zeros(m, dtype=bool)
-    if isinstance(directions, str):
-        directions = [directions] * m
-    directions = list(directions)
-    if len(directions) != m:
-        raise ValueError(f"directions has {len(directions)} entries but there are {m} criteria")
-    out = np.zeros(m, dtype=bool)
-    for j, d in enumerate(directions):
-        key = d.lower() if isinstance(d, str) else d
-        if key not in _DIRECTION_ALIASES:
-            raise ValueError(
-                f"direction {d!r} of {_criterion_name(j, names)} is not one of "
-                f"{sorted(_DIRECTION_ALIASES)}"
-            )
-        out[j] = _DIRECTION_ALIASES[key] == "max"
-    return out
-
-
-def _normalize_epsilon(epsilon: Any, m: int, *, names: Sequence[str] | None = None) -> np.ndarray:
-    """Per-criterion tolerances ``eps_i >= 0`` as a float array of shape (m,)."""
-    if epsilon is None:
-        return np.zeros(m)
-    eps = np.asarray(epsilon, dtype=float)
-    if eps.ndim == 0:
-        eps = np.full(m, float(eps))
-    if eps.shape != (m,):
-        raise ValueError(f"epsilon has shape {eps.shape} but there are {m} criteria (need a scalar or shape ({m},))")
-    for j in range(m):
-        if not np.isfinite(eps[j]) or eps[j] < 0:
-            raise ValueError(f"epsilon of {_criterion_name(j, names)} is {eps[j]!r}; it must be finite and >= 0")
-    return eps
-
-
-def _check_missing(missing: str) -> None:
-    if missing not in _MISSING_POLICIES:
-        raise ValueError(f"missing={missing!r} is not one of {_MISSING_POLICIES}")
 
 
 def _as_matrix(F: Any, *, names: Sequence[str] | None = None) -> np.ndarray:
@@ -132,17 +70,17 @@ def _as_matrix(F: Any, *, names: Sequence[str] | None = None) -> np.ndarray:
 
 def _prepare(F, directions, epsilon, missing, names):
     """Validate once; return errors in "lower is better" space and the tolerances."""
-    _check_missing(missing)
+    check_missing(missing)
     G = _as_matrix(F, names=names)
     m = G.shape[1]
     is_max = normalize_directions(directions, m, names=names)
-    eps = _normalize_epsilon(epsilon, m, names=names)
+    eps = normalize_epsilon(epsilon, m, names=names)
     if missing == "raise":
         nan = np.isnan(G)
         if nan.any():
             i, j = np.argwhere(nan)[0]
             raise ValueError(
-                f"{_criterion_name(int(j), names)} of row {int(i)} is missing (NaN); missing values are "
+                f"{criterion_label(int(j), names)} of row {int(i)} is missing (NaN); missing values are "
                 "not comparable: pass missing='ignore' to compare each pair on the criteria both have, "
                 "or drop the row/criterion"
             )
@@ -186,9 +124,9 @@ def dominates(
 ) -> bool:
     """Whether error vector ``a`` (epsilon-)dominates error vector ``b``.
 
-    Pareto dominance ``v < v'`` of papers/001 (Sec. 3.1): ``a`` is no worse than
+    Pareto dominance ``v < v'`` (Cabezas & Trujillo 2011, sec. 3.1): ``a`` is no worse than
     ``b`` in every criterion and better in at least one.  With tolerances
-    (papers/001, Sec. 5 future work), "better" means better by more than
+    (Cabezas & Trujillo 2011, sec. 5 future work), "better" means better by more than
     ``eps_i``.  The answer depends only on ``a`` and ``b``, never on other entries.
 
     Parameters
@@ -225,7 +163,7 @@ def dominates(
     bv = np.asarray(b, dtype=float)
     if av.ndim != 1 or av.shape != bv.shape:
         raise ValueError(f"a and b must be 1-D vectors of equal length; got shapes {av.shape} and {bv.shape}")
-    _check_missing(missing)
+    check_missing(missing)
     if missing == "raise":
         for name, v in (("a", av), ("b", bv)):
             nan = np.flatnonzero(np.isnan(v))
@@ -275,7 +213,7 @@ def pareto_set(
     missing: str = "raise",
     names: Sequence[str] | None = None,
 ) -> np.ndarray:
-    """Mask of the Pareto-optimal rows (``PA*``, papers/001 Eq. 9).
+    """Mask of the Pareto-optimal rows (``PA*``, Cabezas & Trujillo 2011, eq. 9).
 
     Parameters
     ----------
@@ -302,7 +240,7 @@ def _fronts_from_dominance(D: np.ndarray) -> np.ndarray:
     ``count[j]`` = number of still-present rows that dominate j; removing a front
     subtracts its rows' contributions (the bookkeeping of Deb et al.'s fast
     non-dominated sort), which is exactly "remove A*, recompute A*" of
-    papers/001 Sec. 3.3.
+    Cabezas & Trujillo 2011, sec. 3.3.
     """
     n = D.shape[0]
     front = np.full(n, -1, dtype=np.int64)
@@ -334,7 +272,7 @@ def pareto_fronts(
     missing: str = "raise",
     names: Sequence[str] | None = None,
 ) -> np.ndarray:
-    """Front index per row by iterated removal of the Pareto set (papers/001 Sec. 3.3).
+    """Front index per row by iterated removal of the Pareto set (Cabezas & Trujillo 2011, sec. 3.3).
 
     Front 0 is ``A*``; front 1 is the Pareto set of ``A \\ A*``, and so on until
     no row is left.  Rows in one front are mutually non-dominated ("comparable
@@ -388,7 +326,7 @@ def pareto_table(
     ----------
     df : pandas.DataFrame, shape (n, ...)
         One row per entry (model, or model x parameter set for an intra-technique
-        evaluation, papers/001 Sec. 3.3), one column per criterion.
+        evaluation, Cabezas & Trujillo 2011, sec. 3.3), one column per criterion.
     criteria : sequence of str, optional
         Criterion columns; default every numeric column except ``label_col``.
     directions : None, str, sequence or mapping {criterion: "min"/"max"}

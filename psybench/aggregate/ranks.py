@@ -2,12 +2,13 @@
 
 Two rankings sit beside the Pareto fronts of :mod:`psybench.aggregate.pareto`:
 
-* :func:`average_ranks` is the baseline papers/001 argues against (Middlebury,
-  Scharstein & Szeliski 2002; papers/001 Sec. 1 and Table 1): rank every entry
+* :func:`average_ranks` is the baseline Cabezas & Trujillo (2011), A non-linear
+  quantitative evaluation approach for disparity estimation, VISAPP, argue against
+  (Middlebury, Scharstein & Szeliski 2002; their sec. 1 and Table 1): rank every entry
   separately in each criterion, average the ranks.  It discards the magnitude of
   differences, and the order of two entries can change when an unrelated entry is
   added or removed (tested in ``tests/test_aggregate_ranks.py``).
-* :func:`ranks_with_ties` follows Neilson & Yang (2008) as papers/001 summarises it
+* :func:`ranks_with_ties` follows Neilson & Yang (2008) as Cabezas & Trujillo 2011 summarise it
   (Sec. 1): "a statistical significance test combined with a greedy clustering to
   rank stereo algorithms. In this way, algorithms of statistically similar
   performance are assigned to the same rank."  The significance test here is a
@@ -24,7 +25,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import rankdata
 
-from psybench.aggregate.pareto import normalize_directions
+from psybench.aggregate.criteria import DIRECTION_ALIASES, normalize_directions
 
 __all__ = ["AverageRanks", "average_ranks", "ranks_with_ties"]
 
@@ -63,7 +64,7 @@ def average_ranks(
 
     Each criterion (column) is ranked separately, rank 1 = best, tied values share
     the average of the ranks they span (``scipy.stats.rankdata(method="average")``);
-    each entry's ranks are then averaged (papers/001 Table 1, "Avg. Rank").
+    each entry's ranks are then averaged (Cabezas & Trujillo 2011, Table 1, "Avg. Rank").
 
     Parameters
     ----------
@@ -162,7 +163,7 @@ def ranks_with_ties(
 ) -> pd.DataFrame:
     """Rank models so that statistically indistinguishable ones share a rank.
 
-    Neilson & Yang (2008), as summarised in papers/001 Sec. 1: a significance test
+    Neilson & Yang (2008), as summarised in Cabezas & Trujillo 2011, sec. 1: a significance test
     combined with greedy clustering, "algorithms of statistically similar
     performance are assigned to the same rank".
 
@@ -219,14 +220,15 @@ def ranks_with_ties(
     ----------
     .. [1] Neilson, D. & Yang, Y.-H. (2008). Evaluation of constructable match cost
        measures for stereo correspondence using cluster ranking. CVPR.
-    .. [2] papers/001, Sec. 1.
+    .. [2] Cabezas & Trujillo (2011). A non-linear quantitative evaluation approach
+       for disparity estimation. VISAPP, sec. 1.
     """
     if not isinstance(samples, Mapping) or len(samples) == 0:
         raise ValueError("samples must be a non-empty mapping {model: per-item scores}")
     key = direction.lower() if isinstance(direction, str) else direction
-    if key not in ("min", "lower", "max", "higher"):
-        raise ValueError(f"direction {direction!r} is not one of ['higher', 'lower', 'max', 'min']")
-    sign = -1.0 if key in ("max", "higher") else 1.0
+    if key not in DIRECTION_ALIASES:
+        raise ValueError(f"direction {direction!r} is not one of {sorted(DIRECTION_ALIASES)}")
+    sign = -1.0 if DIRECTION_ALIASES[key] == "max" else 1.0
     if not isinstance(n_boot, (int, np.integer)) or n_boot < 1:
         raise ValueError(f"n_boot must be a positive integer; got {n_boot!r}")
     if not 0.0 < float(alpha) < 1.0:

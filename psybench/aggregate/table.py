@@ -17,7 +17,8 @@ one row per (model, parameter set, track, experiment, metric), with columns
 ``source``       relative path of the file/figure the number comes from
 
 :func:`error_matrix` pivots that table into the (entries x criteria) matrix of
-error vectors ``v(a)`` used by papers/001 (a criterion = track/experiment/metric,
+error vectors ``v(a)`` of Cabezas & Trujillo (2011), A non-linear quantitative evaluation
+approach for disparity estimation, VISAPP, sec. 3.1 (a criterion = track/experiment/metric,
 like the paper's image x region), keeping missing values missing.
 """
 
@@ -31,13 +32,22 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from psybench.aggregate.cells import ScoreTableError, read_cells, text
+from psybench.aggregate.criteria import TABLE_DIRECTIONS
+from psybench.io.tables import read_table, write_table
+
 __all__ = [
     "SCORE_COLUMNS",
     "KEY_COLUMNS",
     "ScoreTableError",
+    "SAMPLE_COLUMNS",
+    "score_frame",
     "read_scores",
     "concat_scores",
+    "write_scores",
+    "write_samples",
     "criterion_name",
+    "entry_labels",
     "error_matrix",
     "leaderboard",
 ]
@@ -54,29 +64,21 @@ SCORE_COLUMNS = [
     "ci_high",
     "source",
 ]
+#: Columns of the per-item samples behind one score (e.g. one IntPhys quadruplet's
+#: relative error), bootstrapped into ranks with ties.
+SAMPLE_COLUMNS = ["model", "params_hash", "track", "experiment", "metric", "item", "value"]
 #: Columns that identify one score; a key appears at most once in the long table.
 KEY_COLUMNS = ["model", "params_hash", "track", "experiment", "metric"]
 _TEXT_COLUMNS = ["model", "params_hash", "track", "experiment", "metric", "direction", "source"]
 _NUMERIC_COLUMNS = ["value", "ci_low", "ci_high"]
 _REQUIRED_TEXT = ["model", "track", "metric"]
-_DIRECTIONS = {"lower": "min", "higher": "max"}
 _MISSING_TOKENS = {"", "nan", "NaN", "NA", "N/A", "n/a", "null", "NULL", "None", "<NA>"}
 _CRITERION_SEP = "/"
-
-
-class ScoreTableError(ValueError):
-    """A score table is malformed; the message names the file (or frame) and column."""
 
 
 def criterion_name(track: str, experiment: str, metric: str) -> str:
     """Criterion identifier ``"track/experiment/metric"`` (empty parts are skipped)."""
     return _CRITERION_SEP.join(p for p in (track, experiment, metric) if p)
-
-
-def _text(s: pd.Series) -> pd.Series:
-    """Strings with missing values as "" (pandas 3 would otherwise write 'nan')."""
-    out = s.astype(object).where(s.notna(), "")
-    return out.map(lambda v: str(v).strip()).astype(str)
 
 
 def _numeric(s: pd.Series, column: str, where: str) -> pd.Series:
@@ -105,7 +107,7 @@ def _validate(df: pd.DataFrame, where: str) -> pd.DataFrame:
             raise ScoreTableError(f"{where}: missing column {c!r} (a score table needs columns {SCORE_COLUMNS})")
     out = df.reset_index(drop=True).copy()
     for c in _TEXT_COLUMNS:
-        out[c] = _text(out[c])
+        out[c] = text(out[c]).astype(str)  # missing as "" (pandas 3 would otherwise write 'nan')
     for c in _NUMERIC_COLUMNS:
         out[c] = _numeric(out[c], c, where)
     for c in _REQUIRED_TEXT:
@@ -113,7 +115,7 @@ def _validate(df: pd.DataFrame, where: str) -> pd.DataFrame:
         if empty.any():
             raise ScoreTableError(f"{where}: column {c!r} is empty in row {int(np.flatnonzero(empty.to_numpy())[0])}")
     out["direction"] = out["direction"].str.lower()
-    bad = ~out["direction"].isin(list(_DIRECTIONS))
+    bad = ~out["direction"].isin(list(TABLE_DIRECTIONS))
     if bad.any():
         i = int(np.flatnonzero(bad.to_numpy())[0])
         raise ScoreTableError(
@@ -135,17 +137,7 @@ def read_scores(path: str | os.PathLike) -> pd.DataFrame:
     ScoreTableError
         The file cannot be parsed, or lacks a column (the message names both).
     """
-    path = Path(path)
-    if not path.is_file():
-        raise ScoreTableError(f"{path}: no such file")
-    try:
-        if path.suffix == ".parquet":
-            df = pd.read_parquet(path)
-        else:
-            df = pd.read_csv(path, dtype=str, keep_default_na=False)
-    except Exception as exc:  # parser errors of several kinds: report them with the file name
-        raise ScoreTableError(f"{path}: cannot be read as a table ({type(exc).__name__}: {exc})") from exc
-    return concat_scores({str(path): df})
+    return concat_scores({str(Path(path)): read_cells(path)})
 
 
 def concat_scores(
@@ -205,7 +197,58 @@ def concat_scores(
     return long.sort_values(KEY_COLUMNS, kind="stable").reset_index(drop=True)
 
 
-def _entry_labels(long_df: pd.DataFrame, *, intra: bool) -> pd.Series:
+def score_frame(columns: Mapping[str, Any], n: int) -> pd.DataFrame:
+    """A frame of ``n`` score rows with columns :data:`SCORE_COLUMNS` in order.
+
+    ``columns`` maps column names to sequences of length ``n``; a text column not
+    given is "" and a numeric one (value, ci_low, ci_high) NaN.  Text columns are
+    object arrays, numeric ones float.  Each track's ``score_rows`` module builds its
+    rows with this and writes them with :func:`write_scores`.
+    """
+    data = {c: columns.get(c, [""] * n if c not in _NUMERIC_COLUMNS else np.full(n, np.nan))
+            for c in SCORE_COLUMNS}
+    return pd.DataFrame({c: (np.asarray(v, dtype=object) if c not in _NUMERIC_COLUMNS
+                             else np.asarray(v, dtype=float)) for c, v in data.items()}, columns=SCORE_COLUMNS)
+
+
+def write_scores(
+    frames: pd.DataFrame | Mapping[str, pd.DataFrame] | Iterable[pd.DataFrame | str | os.PathLike],
+    path: str | os.PathLike,
+) -> pd.DataFrame:
+    """Validate and concatenate score rows (:func:`concat_scores`), then write CSV + Parquet.
+
+    The one writer of long score tables: a track's own rows (the workflow's
+    ``<track>_score_rows`` rules) and their concatenation (``aggregate_scores``)
+    both go through it.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table as written.
+    """
+    long_df = concat_scores(frames)
+    write_table(long_df, path)
+    return long_df
+
+
+def write_samples(
+    frames: Sequence[pd.DataFrame | str | os.PathLike], path: str | os.PathLike
+) -> pd.DataFrame:
+    """Concatenate per-item sample tables (frames, or paths read with ``read_table``) and write them.
+
+    Columns :data:`SAMPLE_COLUMNS` in order; no frames give an empty table with
+    those columns.
+    """
+    parts = [f if isinstance(f, pd.DataFrame) else read_table(f) for f in frames]
+    if parts:
+        samples = pd.concat(parts, ignore_index=True)[SAMPLE_COLUMNS]
+    else:
+        samples = pd.DataFrame(columns=SAMPLE_COLUMNS)
+    write_table(samples, path)
+    return samples
+
+
+def entry_labels(long_df: pd.DataFrame, *, intra: bool) -> pd.Series:
     """Row labels: ``model``, or ``model@params_hash`` for models with several parameter sets.
 
     Intra-technique (one model): the parameter hash alone ("default" if empty).
@@ -240,7 +283,7 @@ def error_matrix(
         Keep one track only (a per-track leaderboard); default all tracks (the
         cross-track leaderboard).
     model : str, optional
-        Intra-technique evaluation (papers/001 Sec. 3.3): keep this model only;
+        Intra-technique evaluation (Cabezas & Trujillo 2011, sec. 3.3): keep this model only;
         its parameter sets become the entries, labelled by ``params_hash``.
         Default: inter-technique, entries are models (``model@params_hash`` for a
         model present with several parameter sets).
@@ -278,7 +321,7 @@ def error_matrix(
         long_df = long_df[long_df["model"] == model]
     long_df = long_df.assign(
         criterion=[criterion_name(*t) for t in zip(long_df["track"], long_df["experiment"], long_df["metric"])],
-        entry=_entry_labels(long_df, intra=model is not None).to_numpy(),
+        entry=entry_labels(long_df, intra=model is not None).to_numpy(),
     )
     present = sorted(set(long_df["criterion"]))
     if criteria is None:
@@ -296,7 +339,7 @@ def error_matrix(
         d = sorted(set(long_df.loc[long_df["criterion"] == c, "direction"]))
         if len(d) != 1:
             raise ScoreTableError(f"criterion {c!r} is declared with directions {d}; it needs exactly one")
-        directions.append(_DIRECTIONS[d[0]])
+        directions.append(TABLE_DIRECTIONS[d[0]])
     dup = long_df.duplicated(["entry", "criterion"], keep=False)
     if dup.any():
         row = long_df.loc[dup].iloc[0]
@@ -331,7 +374,7 @@ def leaderboard(
         As in :func:`error_matrix` (per-track or cross-track; inter- or
         intra-technique).
     epsilon : None, float or mapping {criterion: eps}
-        Dominance tolerance per criterion (papers/001 Sec. 5), in the criterion's
+        Dominance tolerance per criterion (Cabezas & Trujillo 2011, sec. 5), in the criterion's
         units.
     missing : {"ignore", "raise"}
         ``"ignore"`` (default here, because a model not run on one experiment is

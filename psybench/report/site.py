@@ -1,0 +1,251 @@
+"""The people-facing leaderboard report: a static HTML site rendered from computed leaderboards.
+
+:func:`render_site` reads what :func:`psybench.aggregate.leaderboard.write_leaderboards`
+wrote (the leaderboard tables and their JSON page data) and renders a self-contained
+folder of plain HTML pages (inline CSS, no JavaScript, nothing downloaded) from the
+Jinja2 templates in ``psybench/report/templates/``, with the PNG figures of
+:mod:`psybench.report.figures`: one page per leaderboard plus ``index.html``.  It
+computes nothing: fronts, ranks, ties and projections come from the files.
+
+Every number links to where it comes from: criterion values to the figure or table
+of their ``source`` (resolved against ``results_root`` and made relative to the
+report), fronts and average ranks to the projection and parallel-coordinate
+figures, tied ranks to the ties figure.  Missing scores show as "–".  Same files
+in, byte-identical site out.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import jinja2
+import numpy as np
+import pandas as pd
+
+from psybench.aggregate.leaderboard import Leaderboard, read_leaderboards
+from psybench.io.atomic import atomic_output
+from psybench.report.figures import (
+    parallel_figure,
+    profile_figure,
+    projections_figure,
+    short_label,
+    ties_figure,
+)
+
+__all__ = ["render_site"]
+
+_MARKER = ".psybench-report"
+_PROFILE_COLUMNS = ["track", "experiment", "metric", "value", "direction", "ci_low", "ci_high"]
+_TEMPLATES = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
+    autoescape=True,
+    undefined=jinja2.StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+    keep_trailing_newline=True,
+)
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", str(text)).strip("_.") or "x"
+
+
+def _unique_slugs(labels: Sequence[str]) -> dict[str, str]:
+    """File-name-safe, distinct slug per label (collisions get a numeric suffix, in sorted order)."""
+    out: dict[str, str] = {}
+    used: set[str] = set()
+    for label in sorted(labels):
+        base = _slug(label)
+        s, k = base, 2
+        while s.lower() in used:
+            s, k = f"{base}-{k}", k + 1
+        used.add(s.lower())
+        out[label] = s
+    return out
+
+
+def _href(path: str) -> str:
+    return quote(path, safe="/#.-_~")
+
+
+def _fmt(v: float) -> str:
+    if v is None or not np.isfinite(v):
+        return ""
+    return f"{v:.4g}"
+
+
+def _check_folder(out_dir: Path) -> None:
+    # Snakemake drops a hidden .snakemake_timestamp into directory outputs: not user content.
+    foreign = [p for p in out_dir.iterdir() if p.name != ".snakemake_timestamp"] if out_dir.is_dir() else []
+    if out_dir.exists() and (not out_dir.is_dir() or foreign) and not (out_dir / _MARKER).exists():
+        raise ValueError(f"{out_dir} exists and is not a psybench report folder; refusing to replace it")
+
+
+# ---------------------------------------------------------------------------- figures of one leaderboard
+
+
+def _draw(board: Leaderboard, site: Path, drawn: dict) -> tuple[dict[str, str], dict[str, str]]:
+    """Draw one leaderboard's figures under ``site``; return the figure and profile paths (relative)."""
+    fig_dir = Path("figures") / board.name
+    matrix = board.table.set_index("entry")[board.criteria]
+    labels = list(matrix.index)
+    front = board.table["front"].to_numpy(int)
+    figs: dict[str, str] = {}
+    if board.projections:
+        figs["projections"] = (fig_dir / "projections.png").as_posix()
+        projections_figure(matrix, dict(zip(board.criteria, board.directions)), front, labels, board.projections,
+                           site / figs["projections"])
+    figs["parallel"] = (fig_dir / "parallel.png").as_posix()
+    parallel_figure(matrix, board.directions, front, labels, site / figs["parallel"])
+    if board.ties:
+        figs["ties"] = (fig_dir / "ties.png").as_posix()
+        ties_figure(board.ties, site / figs["ties"])
+    slugs = _unique_slugs(labels)
+    profile_of = {}
+    for e in labels:
+        profile_of[e] = (fig_dir / f"profile_{slugs[e]}.png").as_posix()
+        rows = board.cells[board.cells["entry"] == e]
+        # the same entry with the same scores in another leaderboard: copy, don't redraw
+        key = (e, pd.util.hash_pandas_object(rows[_PROFILE_COLUMNS], index=False).to_numpy().tobytes())
+        if key in drawn:
+            (site / profile_of[e]).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(site / drawn[key], site / profile_of[e])
+        else:
+            profile_figure(rows, e, site / profile_of[e])
+            drawn[key] = profile_of[e]
+    return figs, profile_of
+
+
+# ---------------------------------------------------------------------------- pages
+
+
+def _cell(v: float, lo: float, hi: float, src: str, fallback: str, out_dir: Path, results_root: Path) -> dict:
+    if src:
+        href = Path(os.path.relpath(results_root / src, out_dir)).as_posix()
+        title = f"from {src}"
+    else:
+        href, title = fallback, "no source recorded: see the profile figure"
+    ci = f"[{_fmt(lo)}, {_fmt(hi)}]" if np.isfinite(lo) and np.isfinite(hi) else ""
+    return {"missing": not np.isfinite(v), "value": _fmt(v), "ci": ci, "href": _href(href), "title": title}
+
+
+def _scope(spec: dict[str, Any], *, long: bool) -> str:
+    scope = (f"track {spec['track']}" if long else spec["track"]) if spec["track"] else "all tracks"
+    if spec["model"]:
+        scope += (f"; intra-technique: parameter sets of model {spec['model']}" if long
+                  else f" (parameter sets of {spec['model']})")
+    return scope
+
+
+def _pareto(board: Leaderboard) -> str:
+    return ", ".join(str(e) for e in board.table.loc[board.table["pareto_optimal"], "entry"])
+
+
+def _page(board: Leaderboard, figs, profile_of, table_href: str, out_dir: Path, results_root: Path) -> str:
+    spec, table, criteria = board.spec, board.table, board.criteria
+    c_ = board.cells
+    where = {(e, c): (lo, hi, src) for e, c, lo, hi, src in zip(c_["entry"], c_["criterion"], c_["ci_low"],
+                                                                 c_["ci_high"], c_["source"])}
+    tie_cols = [c for c in criteria if c in board.ties]
+    fallback_fig = figs.get("projections") or figs["parallel"]
+    rows = []
+    for _, r in table.iterrows():
+        e = r["entry"]
+        row_cells = []
+        for c in criteria:
+            lo, hi, src = where.get((e, c), (np.nan, np.nan, ""))
+            src = src if isinstance(src, str) else ""
+            row_cells.append(_cell(float(r[c]), float(lo), float(hi), src, profile_of[e], out_dir, results_root))
+        rows.append({
+            "entry": e, "slug": _slug(e), "front": int(r["front"]), "pareto_optimal": bool(r["pareto_optimal"]),
+            "average_rank": _fmt(float(r["average_rank"])), "n_ranked": int(r["n_ranked"]),
+            "tied_ranks": [int(r[f"tied_rank:{c}"]) if pd.notna(r[f"tied_rank:{c}"]) else None for c in tie_cols],
+            "dominated_by": r["dominated_by"], "cells": row_cells,
+        })
+    eps = spec["epsilon"]
+    return _TEMPLATES.get_template("leaderboard.html").render(
+        title=spec["title"] or f"Leaderboard: {spec['name']}",
+        scope=_scope(spec, long=True),
+        criteria=[{"name": c, "short": short_label(c), "better": "lower" if d == "min" else "higher"}
+                  for c, d in zip(criteria, board.directions)],
+        tie_columns=[{"name": c, "short": short_label(c)} for c in tie_cols],
+        pareto=_pareto(board),
+        epsilon="none (ordinary Pareto dominance)" if not eps else str(eps),
+        missing=("missing scores are ignored pairwise: two entries are compared on the criteria both have, and "
+                 "the average rank is over the criteria an entry has (column n)" if spec["missing"] == "ignore"
+                 else "missing scores are not allowed (missing='raise')"),
+        table_href=_href(table_href),
+        rows=rows,
+        figures={"fronts": _href(fallback_fig), "parallel": _href(figs["parallel"]),
+                 "projections": _href(figs["projections"]) if "projections" in figs else "",
+                 "ties": _href(figs["ties"]) if "ties" in figs else ""},
+        profiles=[{"entry": e, "slug": _slug(e), "href": _href(profile_of[e])} for e in table["entry"]],
+    )
+
+
+def render_site(
+    pages: str | os.PathLike,
+    out_dir: str | os.PathLike,
+    *,
+    results_root: str | os.PathLike,
+    title: str = "psybench leaderboards",
+) -> list[Leaderboard]:
+    """Render the HTML leaderboard report from computed leaderboards.
+
+    Parameters
+    ----------
+    pages : path
+        The JSON page data of :func:`psybench.aggregate.leaderboard.write_leaderboards`;
+        the leaderboard tables sit beside it.
+    out_dir : path
+        Report folder: ``index.html``, ``<name>.html`` per leaderboard,
+        ``figures/<name>/*.png``.  Built in a temporary sibling and renamed into
+        place (:func:`psybench.io.atomic.atomic_output`); an existing report there
+        (marked by a hidden ``.psybench-report`` file) is replaced; any other
+        non-empty folder is an error.
+    results_root : path
+        Folder the ``source`` column is relative to; links are made relative to
+        ``out_dir``.
+    title : str
+        Title of ``index.html``.
+
+    Returns
+    -------
+    list of Leaderboard
+        The leaderboards as read.
+
+    Raises
+    ------
+    ValueError
+        A non-report folder at ``out_dir``, or a page-data file of another format.
+    """
+    pages, out_dir, results_root = Path(pages), Path(out_dir), Path(results_root)
+    _check_folder(out_dir)
+    boards = read_leaderboards(pages)
+    if not boards:
+        raise ValueError(f"{pages}: no leaderboards to render")
+    summaries = []
+    drawn: dict[tuple[str, bytes], str] = {}
+    with atomic_output(out_dir, directory=True) as site:
+        (site / _MARKER).write_text("psybench leaderboard report\n")
+        for board in boards:
+            figs, profile_of = _draw(board, site, drawn)
+            table_href = Path(os.path.relpath(pages.parent / board.table_name, out_dir)).as_posix()
+            page = _page(board, figs, profile_of, table_href, out_dir, results_root)
+            (site / f"{board.name}.html").write_text(page, encoding="utf-8")
+            summaries.append({
+                "name": board.name, "page_href": _href(board.name + ".html"),
+                "title": board.spec["title"] or board.name,
+                "scope": _scope(board.spec, long=False), "n_entries": len(board.table),
+                "n_criteria": len(board.criteria), "pareto": _pareto(board), "table_href": _href(table_href),
+                "thumb": _href(figs.get("projections") or figs["parallel"]),
+            })
+        index = _TEMPLATES.get_template("index.html").render(title=title, boards=summaries, first=summaries[0])
+        (site / "index.html").write_text(index, encoding="utf-8")
+    return boards
