@@ -8,9 +8,9 @@ from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 from psybench.attention import evaluate as ev
 from psybench.attention import gaze as gz
 from psybench.attention import tuning
+from psybench.attention.features import feature_maps
 from psybench.attention.figures import plot_curves
 from psybench.attention.movies import MovieData
-from psybench.attention.features import feature_maps
 from psybench.attention.stimuli import render_popout
 
 
@@ -53,7 +53,9 @@ def test_equal_weights_differ_from_pooled_under_imbalance():
 
 def test_training_negatives_respect_min_distance():
     g = pd.DataFrame({"frame": [10, 11], "x": [320.0, 10.0], "y": [240.0, 10.0], "valid": [True, True]})
-    (pf, pr, pc), (nf, nr, nc) = tuning.sample_training_set(g, [10, 11], source_size=(640, 480), grid_shape=(30, 40), seed=0)
+    (pf, pr, pc), (nf, nr, nc) = tuning.sample_training_set(
+        g, [10, 11], source_size=(640, 480), grid_shape=(30, 40), seed=0
+    )
     np.testing.assert_array_equal(pr, [15, 0]) and np.testing.assert_array_equal(pc, [20, 0])
     assert len(nf) == 30
     d = np.hypot(nr - np.repeat(pr, 15), nc - np.repeat(pc, 15))

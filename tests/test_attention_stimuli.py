@@ -65,7 +65,8 @@ def test_popout_draws_boxes_where_positions_say():
     for t in range(5):
         tx, ty = (s.target_xy[t] / 16).astype(int)
         lx, ly = (s.lure_xy[t] / 16).astype(int)
-        assert s.frames[t, ty, tx] == pytest.approx(0.7, abs=1e-6) or s.frames[t, ty, tx] == pytest.approx(0.9, abs=1e-6)
+        target = s.frames[t, ty, tx]
+        assert target == pytest.approx(0.7, abs=1e-6) or target == pytest.approx(0.9, abs=1e-6)
         assert s.frames[t, ly, lx] == pytest.approx(0.9, abs=1e-6)
     assert s.frames.min() == pytest.approx(0.3, abs=1e-6)
 

@@ -1,16 +1,9 @@
 """rules/attention.smk end to end on a tiny config, through `python -m snakemake` in a subprocess."""
 
 import copy
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pandas as pd
 import pytest
-import yaml
-
-REPO = Path(__file__).resolve().parents[1]
 
 CONFIG = {
     "tracks": ["attention"],
@@ -43,27 +36,20 @@ def contrast(frames, *, sigma=1.0):
 '''
 
 
-def _workdir(tmp_path, config):
-    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
-    (tmp_path / "Snakefile").write_text(
-        'configfile: "config.yaml"\n'
-        f'include: "{REPO / "rules" / "common.smk"}"\n'
-        f'include: "{REPO / "rules" / "attention.smk"}"\n\n'
-        "rule all:\n    input: attention_targets()\n"
-    )
+def _workdir(harness, tmp_path, config, **modules):
+    """The whole workflow in ``tmp_path``, running the attention track only (with user ``modules``)."""
+    harness.copy(tmp_path, config, modules=modules)
 
 
-def _snakemake(cwd, *args):
-    # the user's module is importable, as an installed one would be
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(cwd), os.environ.get("PYTHONPATH")])))
-    return subprocess.run([sys.executable, "-m", "snakemake", "--cores", "2", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=300)
+def _snakemake(harness, cwd, *args):
+    # the workflow copy is on PYTHONPATH: the user's module is importable, as an installed one would be
+    return harness.run(cwd, "--cores", "2", "attention_all", *args, check=False, timeout=300)
 
 
 @pytest.mark.workflow
-def test_attention_rules_run_and_are_up_to_date(tmp_path):
-    _workdir(tmp_path, CONFIG)
-    run = _snakemake(tmp_path, "--quiet", "all")
+def test_attention_rules_run_and_are_up_to_date(harness, tmp_path):
+    _workdir(harness, tmp_path, CONFIG)
+    run = _snakemake(harness, tmp_path, "--quiet")
     assert run.returncode == 0, run.stderr[-3000:]
     table = pd.read_csv(tmp_path / "results/attention/table1.csv")
     assert list(table.columns[:8]) == ["train", "test", "features", "L", "ND", "group", "median", "sd"]
@@ -74,21 +60,20 @@ def test_attention_rules_run_and_are_up_to_date(tmp_path):
     assert (tmp_path / "results/attention/curves.png").stat().st_size > 0
     for rule in ("stimulus", "gaze", "features"):
         assert any((tmp_path / "logs/attention" / rule).rglob("*.log")), rule
-    dry = _snakemake(tmp_path, "-n", "all")
+    dry = _snakemake(harness, tmp_path, "-n")
     assert "Nothing to be done" in dry.stdout + dry.stderr
 
 
 @pytest.mark.workflow
-def test_user_saliency_model_runs_without_editing_psybench(tmp_path):
-    (tmp_path / "usersaliency.py").write_text(USER_MODEL)
+def test_user_saliency_model_runs_without_editing_psybench(harness, tmp_path):
     config = copy.deepcopy(CONFIG)
     config["attention"]["pairs"] = [["A", "B"]]
     config["attention"]["models"] = [
         {"name": "mine", "callable": "usersaliency:contrast", "params": {"sigma": 2.0}, "L": [1, 3]},
         {"name": "mine_again", "callable": "usersaliency:contrast", "params": {"sigma": 2.0}, "L": 1},
     ]
-    _workdir(tmp_path, config)
-    run = _snakemake(tmp_path, "--quiet", "all")
+    _workdir(harness, tmp_path, config, **{"usersaliency.py": USER_MODEL})
+    run = _snakemake(harness, tmp_path, "--quiet")
     assert run.returncode == 0, run.stderr[-3000:]
     table = pd.read_csv(tmp_path / "results/attention/table1.csv")
     assert table.drop_duplicates(["features", "L"])[["features", "L"]].values.tolist() == [
@@ -102,11 +87,11 @@ def test_user_saliency_model_runs_without_editing_psybench(tmp_path):
 
 
 @pytest.mark.workflow
-def test_old_model_shape_fails_before_any_job_naming_the_key(tmp_path):
+def test_old_model_shape_fails_before_any_job_naming_the_key(harness, tmp_path):
     config = copy.deepcopy(CONFIG)
     config["attention"]["models"] = [{"features": "raw", "L": 1}]
-    _workdir(tmp_path, config)
-    run = _snakemake(tmp_path, "-n", "all")
+    _workdir(harness, tmp_path, config)
+    run = _snakemake(harness, tmp_path, "-n")
     out = run.stdout + run.stderr
     assert run.returncode != 0
     assert "attention.models[0]" in out and "name: NAME, algorithm:" in out, out[-2000:]

@@ -12,23 +12,21 @@ import re
 
 import pytest
 
-from slurm_cluster import TABLE, clone, completed_workflow, snakemake, tiny_config, write_config
-
 pytestmark = pytest.mark.workflow
 
 
 @pytest.fixture(scope="module")
-def workflow(tmp_path_factory):
-    return clone(completed_workflow(tmp_path_factory), tmp_path_factory.mktemp("bad") / "wf")
+def workflow(harness, completed_workflow, tmp_path_factory):
+    return harness.clone(completed_workflow, tmp_path_factory.mktemp("bad") / "wf")
 
 
-def _run_with_config(workflow, cfg, *args, **kwargs):
+def _run_with_config(harness, workflow, cfg, *args, **kwargs):
     """Run snakemake under ``cfg``, then restore the tiny default config; returns the process."""
-    write_config(workflow, cfg)
+    harness.write_config(workflow, cfg)
     try:
-        return snakemake(workflow, *args, check=False, **kwargs)
+        return harness.run(workflow, *args, check=False, **kwargs)
     finally:
-        write_config(workflow, tiny_config())
+        harness.write_config(workflow, harness.tiny_config())
 
 
 def _set(path, value):
@@ -66,10 +64,10 @@ CONFIG_CASES = [
          "duplicate-model", "unknown-param", "callable-without-function", "callable-missing-module",
          "callable-missing-function", "bad-model-name"],
 )
-def test_malformed_config_fails_before_any_job(workflow, mutate, expected):
-    cfg = tiny_config()
+def test_malformed_config_fails_before_any_job(harness, workflow, mutate, expected):
+    cfg = harness.tiny_config()
     mutate(cfg)
-    proc = _run_with_config(workflow, cfg, "-n", TABLE, timeout=120)
+    proc = _run_with_config(harness, workflow, cfg, "-n", harness.table, timeout=120)
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0, out
     assert re.search(expected, out, flags=re.S), out
@@ -85,14 +83,14 @@ def test_malformed_config_fails_before_any_job(workflow, mutate, expected):
     ],
     ids=["raises", "nan", "wrong-shape"],
 )
-def test_bad_user_model_stops_its_job_and_keeps_results(workflow, func, expected):
+def test_bad_user_model_stops_its_job_and_keeps_results(harness, workflow, func, expected):
     before = {p: p.read_bytes() for p in (workflow / "results/aggregate").glob("*.csv")}
     good = sorted((workflow / "results/responses/hs").glob("*.zarr"))
     stimulus = sorted((workflow / "results/stimuli").glob("*.zarr"))[0].name
-    cfg = tiny_config()
+    cfg = harness.tiny_config()
     name = f"bad_{func}"
     cfg["motion"]["models"].append({"name": name, "callable": f"usermodels.flow:{func}", "kind": "pair"})
-    proc = _run_with_config(workflow, cfg, "--cores", "1", f"results/responses/{name}/{stimulus}")
+    proc = _run_with_config(harness, workflow, cfg, "--cores", "1", f"results/responses/{name}/{stimulus}")
     out = proc.stdout + proc.stderr
     log = (workflow / "logs/responses" / name / (stimulus[: -len(".zarr")] + ".log")).read_text()
     assert proc.returncode != 0
@@ -102,16 +100,16 @@ def test_bad_user_model_stops_its_job_and_keeps_results(workflow, func, expected
     assert not list((workflow / "results/responses" / name).glob("*.zarr*"))
     assert {p: p.read_bytes() for p in (workflow / "results/aggregate").glob("*.csv")} == before
     assert sorted((workflow / "results/responses/hs").glob("*.zarr")) == good
-    assert "Nothing to be done" in (lambda p: p.stdout + p.stderr)(snakemake(workflow, "-n", TABLE)), out
+    assert "Nothing to be done" in harness.output(harness.run(workflow, "-n", harness.table)), out
 
 
 @pytest.mark.parametrize("generate", [False, True], ids=["missing-dataset", "generated-outside-project"])
-def test_data_folder_outside_project_is_refused(workflow, tmp_path, generate):
+def test_data_folder_outside_project_is_refused(harness, workflow, tmp_path, generate):
     outside = tmp_path / "elsewhere" / "intphys"  # outside the workflow directory
-    cfg = tiny_config()
+    cfg = harness.tiny_config()
     cfg["tracks"] = ["motion", "intphys"]
     cfg["intphys"] = {"data_root": str(outside), "generate": generate}
-    proc = _run_with_config(workflow, cfg, "-n", TABLE, timeout=120)
+    proc = _run_with_config(harness, workflow, cfg, "-n", harness.table, timeout=120)
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0, out
     assert re.search(r"intphys\.data_root", out) and str(outside) in out, out

@@ -15,16 +15,15 @@ import re
 
 import pytest
 
-from slurm_cluster import TABLE, copy_workflow, snakemake, tiny_config, workflow_env
-
 pytestmark = pytest.mark.workflow
 
 CACHED_RULES = ("motion_stimuli", "motion_responses")
 
 
-def cached_run(work, cache, *targets):
+def cached_run(harness, work, cache, *targets):
     # --cache takes optional rule names: give it a following option, then the targets
-    return snakemake(work, "--cache", "--cores", "2", *targets, env=workflow_env(work, SNAKEMAKE_OUTPUT_CACHE=str(cache)))
+    env = harness.env(work, SNAKEMAKE_OUTPUT_CACHE=str(cache))
+    return harness.run(work, "--cache", "--cores", "2", *targets, env=env)
 
 
 def computed(proc, stage):
@@ -40,13 +39,13 @@ def fetched(proc, stage):
 
 
 @pytest.fixture(scope="module")
-def first(tmp_path_factory):
+def first(harness, tmp_path_factory):
     """Workflow A fills the cache."""
     root = tmp_path_factory.mktemp("cache")
     cache = root / "cache"
     cache.mkdir()
-    work = copy_workflow(root / "a", tiny_config())
-    proc = cached_run(work, cache, TABLE)
+    work = harness.copy(root / "a", harness.tiny_config())
+    proc = cached_run(harness, work, cache, harness.table)
     return root, cache, work, proc
 
 
@@ -66,10 +65,10 @@ def test_first_workflow_stores_into_cache(first):
     verify_store(responses[0], deep=True)
 
 
-def test_second_workflow_reuses_cache_without_recomputing(first):
+def test_second_workflow_reuses_cache_without_recomputing(harness, first):
     root, cache, work_a, _ = first
-    work_b = copy_workflow(root / "b", tiny_config())
-    proc = cached_run(work_b, cache, TABLE)
+    work_b = harness.copy(root / "b", harness.tiny_config())
+    proc = cached_run(harness, work_b, cache, harness.table)
     out = proc.stdout + proc.stderr
     stimuli = sorted(p.name for p in (work_a / "results/stimuli").glob("*.zarr"))
     # every stimulus and response came from the cache: none was computed again
@@ -78,33 +77,33 @@ def test_second_workflow_reuses_cache_without_recomputing(first):
     assert computed(proc, "stimuli") == [] and computed(proc, "responses") == [], out
     assert all((work_b / "results/stimuli" / s / "zarr.json").is_symlink() for s in stimuli)
     assert "Rule: motion_readouts" in out  # downstream stages (not cached) did run here
-    assert (work_b / TABLE).read_bytes() == (work_a / TABLE).read_bytes()
+    assert (work_b / harness.table).read_bytes() == (work_a / harness.table).read_bytes()
     from psybench.io import verify_store
 
     for store in (work_b / "results/responses/hs").glob("*.zarr"):
         verify_store(store, deep=True)
     # fetching into B must not make A's results look out of date
-    assert "Nothing to be done" in (lambda p: p.stdout + p.stderr)(snakemake(work_a, "-n", TABLE))
+    assert "Nothing to be done" in harness.output(harness.run(work_a, "-n", harness.table))
 
 
-def test_parameter_change_misses_cache(first):
+def test_parameter_change_misses_cache(harness, first):
     root, cache, work_a, _ = first
-    cfg = tiny_config()
+    cfg = harness.tiny_config()
     cfg["motion"]["diamonds"]["speed_deg_s"] = 9  # only the diamond stimulus changes
-    work_c = copy_workflow(root / "c", cfg)
+    work_c = harness.copy(root / "c", cfg)
     targets = [f"results/stimuli/{p.name}" for p in sorted((work_a / "results/stimuli").glob("*.zarr"))]
-    proc = cached_run(work_c, cache, *targets)
+    proc = cached_run(harness, work_c, cache, *targets)
     ran = computed(proc, "stimuli")
     assert ran and all(r.startswith("diamond") for r in ran), ran  # diamonds recomputed
     assert sorted(ran + fetched(proc, "stimuli")) == sorted(t.split("/")[-1] for t in targets)  # the rest fetched
 
 
-def test_code_change_misses_cache(first):
+def test_code_change_misses_cache(harness, first):
     root, cache, work_a, _ = first
-    work_d = copy_workflow(root / "d", tiny_config())
+    work_d = harness.copy(root / "d", harness.tiny_config())
     module = work_d / "psybench" / "motion" / "stimuli" / "geometry.py"
     module.write_text(module.read_text() + "\n# a change to the stimulus code\n")
     name = sorted((work_a / "results/stimuli").glob("*.zarr"))[0].name
-    proc = cached_run(work_d, cache, f"results/stimuli/{name}")
+    proc = cached_run(harness, work_d, cache, f"results/stimuli/{name}")
     out = proc.stdout + proc.stderr
     assert computed(proc, "stimuli") == [name] and fetched(proc, "stimuli") == [], out

@@ -149,7 +149,8 @@ def test_models_and_benchmarks_with_registry(monkeypatch, capsys):
     assert "horn_schunck" in out and "itti" in out and out.split()[:4] == ["track", "name", "kind", "source"]
     assert main(["models", "--track", "motion"]) == 0
     assert "itti" not in capsys.readouterr().out
-    fake.list_models = lambda track=None: [{"name": "hs", "track": "motion", "kind": "pair", "source": "x", "extra": "E"}]
+    row = {"name": "hs", "track": "motion", "kind": "pair", "source": "x", "extra": "E"}
+    fake.list_models = lambda track=None: [row]
     assert main(["models"]) == 0
     assert "extra" not in capsys.readouterr().out
     assert main(["models", "--long"]) == 0

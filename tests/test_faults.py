@@ -3,25 +3,10 @@ damaged stores are detected; identical configs give byte-identical tables."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import threading
 from pathlib import Path
 
 import pytest
-
-from slurm_cluster import (
-    TABLE,
-    clone,
-    completed_workflow,
-    copy_workflow,
-    kill_group,
-    snakemake,
-    tiny_config,
-    wait_for,
-    workflow_env,
-    write_config,
-)
 
 pytestmark = pytest.mark.workflow
 
@@ -46,24 +31,24 @@ def store_digests(work: Path, stage: str) -> dict[str, dict]:
     }
 
 
-def with_slow_model(tmp_path_factory, name: str) -> Path:
-    work = clone(completed_workflow(tmp_path_factory), tmp_path_factory.mktemp(name) / "wf")
-    write_config(work, tiny_config(models=SLOW))
+def with_slow_model(harness, completed_workflow, tmp_path_factory, name: str) -> Path:
+    work = harness.clone(completed_workflow, tmp_path_factory.mktemp(name) / "wf")
+    harness.write_config(work, harness.tiny_config(models=SLOW))
     return work
 
 
 @pytest.fixture(scope="module")
-def reference(tmp_path_factory):
+def reference(harness, completed_workflow, tmp_path_factory):
     """An uninterrupted run with the slow user model."""
-    work = with_slow_model(tmp_path_factory, "ref")
-    snakemake(work, "--cores", "2", TABLE)
+    work = with_slow_model(harness, completed_workflow, tmp_path_factory, "ref")
+    harness.run(work, "--cores", "2", harness.table)
     return work
 
 
-def test_sigkill_while_writing_a_store_then_resume(reference, tmp_path_factory):
+def test_sigkill_while_writing_a_store_then_resume(harness, completed_workflow, reference, tmp_path_factory):
     from psybench.io import StoreError, verify_store
 
-    work = with_slow_model(tmp_path_factory, "killed")
+    work = with_slow_model(harness, completed_workflow, tmp_path_factory, "killed")
     out_dir = work / "results/responses/slow"
     seen_partial: list[str] = []
     stop = threading.Event()
@@ -80,17 +65,13 @@ def test_sigkill_while_writing_a_store_then_resume(reference, tmp_path_factory):
 
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "snakemake", "--cores", "1", TABLE],
-        cwd=work, env=workflow_env(work), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    proc = harness.popen(work, "--cores", "1", harness.table)
     try:
         # the second response store being written: kill in the middle of it
         writing = lambda: len(list(out_dir.glob("*.zarr"))) >= 1 and any(out_dir.glob("*.tmp-*"))  # noqa: E731
-        assert wait_for(writing, timeout=300), "no response store was ever being written"
+        assert harness.wait_for(writing, timeout=300), "no response store was ever being written"
     finally:
-        kill_group(proc)
+        harness.kill_group(proc)
     tmp_stores = sorted(p.name for p in out_dir.glob("*.tmp-*"))
     assert tmp_stores, "the kill came after the store was complete"
     # the store being written at the kill has no final name
@@ -98,8 +79,8 @@ def test_sigkill_while_writing_a_store_then_resume(reference, tmp_path_factory):
         assert not (out_dir / name.split(".tmp-")[0]).exists()
 
     # after SIGKILL the lock remains: unlock (README), then rerun; the profile sets rerun-incomplete
-    snakemake(work, "--unlock")
-    snakemake(work, "--cores", "2", TABLE)
+    harness.run(work, "--unlock")
+    harness.run(work, "--cores", "2", harness.table)
     stop.set()
     watcher.join(timeout=5)
     assert seen_partial == []
@@ -109,13 +90,13 @@ def test_sigkill_while_writing_a_store_then_resume(reference, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def complete(tmp_path_factory):
-    return completed_workflow(tmp_path_factory)
+def complete(completed_workflow):
+    return completed_workflow
 
 
-def test_two_runs_give_byte_identical_tables(complete, tmp_path):
-    again = copy_workflow(tmp_path / "again", tiny_config())
-    snakemake(again, "--cores", "2", TABLE)
+def test_two_runs_give_byte_identical_tables(harness, complete, tmp_path):
+    again = harness.copy(tmp_path / "again", harness.tiny_config())
+    harness.run(again, "--cores", "2", harness.table)
     first, second = aggregate_bytes(complete), aggregate_bytes(again)
     assert first and first == second
     assert (complete / "results/aggregate/motion_table1.md").read_bytes() == (
@@ -150,10 +131,10 @@ def _corrupt_silently(store: Path, array: str) -> None:
 
 
 @pytest.mark.parametrize("damage", ["truncated", "corrupted"])
-def test_damaged_store_is_detected_not_silently_read(complete, tmp_path, damage):
+def test_damaged_store_is_detected_not_silently_read(harness, complete, tmp_path, damage):
     from psybench.io import StoreError, verify_store
 
-    work = clone(complete, tmp_path / "wf")
+    work = harness.clone(complete, tmp_path / "wf")
     store = sorted((work / "results/stimuli").glob("*.zarr"))[0]
     if damage == "truncated":
         _first_chunk(store, "frames").unlink()
@@ -166,25 +147,25 @@ def test_damaged_store_is_detected_not_silently_read(complete, tmp_path, damage)
     # the consumer of the store refuses it, naming it and what is wrong (the check
     # before planning is switched off here, or it would move the store aside first)
     response = f"results/responses/hs/{store.name}"
-    proc = snakemake(work, "--cores", "1", "--force", response, "--config", "verify_stores=off", check=False)
+    proc = harness.run(work, "--cores", "1", "--force", response, "--config", "verify_stores=off", check=False)
     log = (work / "logs/responses/hs" / (store.name[: -len(".zarr")] + ".log")).read_text()
     assert proc.returncode != 0, log
     assert "StoreError" in log and store.name in log and expected in log, log
 
 
-def test_damaged_store_is_rebuilt_on_rerun(complete, tmp_path):
+def test_damaged_store_is_rebuilt_on_rerun(harness, complete, tmp_path):
     from psybench.io import verify_store
 
-    work = clone(complete, tmp_path / "wf")
+    work = harness.clone(complete, tmp_path / "wf")
     store = sorted((work / "results/stimuli").glob("*.zarr"))[0]
     _first_chunk(store, "frames").unlink()
     # the next run detects it before planning and moves it aside, naming it ...
-    proc = snakemake(work, "--cores", "2", TABLE)
+    proc = harness.run(work, "--cores", "2", harness.table)
     assert f"moved damaged store results/stimuli/{store.name}" in proc.stdout + proc.stderr
     assert (work / "results/.damaged/stimuli" / store.name).is_dir()
     # ... so nothing reads it; the results that were computed from the good store stand
     assert aggregate_bytes(work) == aggregate_bytes(complete)
     # and Snakemake rebuilds it as soon as it is needed or asked for
-    snakemake(work, "--cores", "2", f"results/stimuli/{store.name}")
+    harness.run(work, "--cores", "2", f"results/stimuli/{store.name}")
     verify_store(store, deep=True)
     assert aggregate_bytes(work) == aggregate_bytes(complete)

@@ -68,7 +68,10 @@ def _copy(tree, tmp_path):
     "damage, message",
     [
         (lambda m: (m / "depth" / "depth_005.png").unlink(), r"missing frame .*depth_005\.png"),
-        (lambda m: (m / "scene" / "scene_003.png").write_bytes(b"\x89PNG garbage"), r"scene_003\.png cannot be decoded"),
+        (
+            lambda m: (m / "scene" / "scene_003.png").write_bytes(b"\x89PNG garbage"),
+            r"scene_003\.png cannot be decoded",
+        ),
         (lambda m: (m / "status.json").unlink(), r"missing status file .*0001/2/status\.json"),
     ],
 )

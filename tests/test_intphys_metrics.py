@@ -18,8 +18,8 @@ def _meta(n_quads=6):
     for q in range(1, n_quads + 1):
         for r in range(1, 5):
             rows.append({"movie": f"O{1 + q % 2}/{q:04d}/{r}", "quadruplet": f"O{1 + q % 2}/{q:04d}",
-                         "possible": r <= 2, "block": f"O{1 + q % 2}", "visibility": ["visible", "occluded"][q % 3 == 0],
-                         "motion": "static", "n_objects": 1})
+                         "possible": r <= 2, "block": f"O{1 + q % 2}",
+                         "visibility": ["visible", "occluded"][q % 3 == 0], "motion": "static", "n_objects": 1})
     return pd.DataFrame(rows)
 
 

@@ -104,8 +104,8 @@ def test_user_callable_through_predict_shard_sees_no_labels(dev_root, tmp_path, 
         "import pandas as pd\n"
         "SEEN = {}\n"
         "def model(observation, *, value=0.5):\n"
-        "    SEEN.update({k: getattr(observation, k, None) for k in %r})\n"
-        "    return pd.Series(value, index=list(observation.movies))\n" % (LABEL_COLUMNS,))
+        f"    SEEN.update({{k: getattr(observation, k, None) for k in {LABEL_COLUMNS!r}}})\n"
+        "    return pd.Series(value, index=list(observation.movies))\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     entry = {"name": "peek", "callable": "peek_labels:model", "params": {"value": 0.25}}
     df = predict_shard(entry, dev_root / "s.zarr", dev_root / "s.csv", tmp_path / "p.csv")

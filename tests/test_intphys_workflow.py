@@ -1,10 +1,6 @@
 """rules/intphys.smk end to end through `python -m snakemake` in a subprocess (small config)."""
 import json
-import os
 import re
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -13,36 +9,26 @@ import yaml
 
 from psybench.intphys.generate import expected_movie_ids, generate_intphys
 
-REPO = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.workflow
 
 
-def _workdir(tmp_path, intphys):
-    (tmp_path / "rules").mkdir()
-    for smk in ("intphys.smk", "intphys_common.smk"):
-        shutil.copy(REPO / "rules" / smk, tmp_path / "rules")
-    shutil.copytree(REPO / "scripts", tmp_path / "scripts", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(REPO / "envs", tmp_path / "envs")
-    (tmp_path / "Snakefile").write_text(
-        'configfile: "config.yaml"\ninclude: "rules/intphys.smk"\n'
-        "rule all:\n    default_target: True\n    input: intphys_targets()\n")
-    (tmp_path / "config.yaml").write_text(yaml.safe_dump({"intphys": intphys}))
+def _workdir(harness, tmp_path, intphys, **modules):
+    """The whole workflow in ``tmp_path``, running the intphys track only (with user ``modules``)."""
+    harness.copy(tmp_path, {"tracks": ["intphys"], "intphys": intphys}, modules=modules)
 
 
-def _snakemake(cwd, *args):
-    # the workdir on PYTHONPATH: user models named module:function in the config live there
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(cwd), os.environ.get("PYTHONPATH")]))}
-    return subprocess.run([sys.executable, "-m", "snakemake", "--cores", "2", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=600, env=env)
+def _snakemake(harness, cwd, *args):
+    # the workflow copy is on PYTHONPATH: user models named module:function in the config live there
+    return harness.run(cwd, "--cores", "2", "intphys_all", *args, check=False, timeout=600)
 
 
 def _config(**over):
-    base = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["intphys"]
+    base = yaml.safe_load((Path(__file__).resolve().parents[1] / "config" / "config.yaml").read_text())["intphys"]
     base.update(over)
     return base
 
 
-def test_small_run_scores_models_and_external_answer(tmp_path):
+def test_small_run_scores_models_and_external_answer(harness, tmp_path):
     ids = expected_movie_ids("dev", blocks=("O1",))
     (tmp_path / "ext.txt").write_text("".join(f"{m} 0.5\n" for m in ids))
     cfg = _config(
@@ -52,8 +38,8 @@ def test_small_run_scores_models_and_external_answer(tmp_path):
         models=[{"name": "tracking", "algorithm": "tracking"}, {"name": "nextframe", "algorithm": "nextframe"}],
         external_answers={"ext": "ext.txt"},
     )
-    _workdir(tmp_path, cfg)
-    r = _snakemake(tmp_path)
+    _workdir(harness, tmp_path, cfg)
+    r = _snakemake(harness, tmp_path)
     assert r.returncode == 0, r.stderr[-3000:]
     for m in ("tracking", "nextframe", "ext"):
         t = pd.read_csv(tmp_path / f"results/intphys/{m}/scores.csv")
@@ -65,22 +51,22 @@ def test_small_run_scores_models_and_external_answer(tmp_path):
     overall = t[(t.block == "all") & (t.visibility == "all") & (t.motion == "all") & (t.n_objects == "all")]
     assert dict(zip(overall.metric, overall.value)) == {"L_R": 0.5, "L_R_strict": 0.0, "L_A": 0.5}
     # nothing left to do; a change of the model code (hash in params) is seen
-    r = _snakemake(tmp_path, "-n")
+    r = _snakemake(harness, tmp_path, "-n")
     assert "Nothing to be done" in r.stdout + r.stderr
     # a broken external answer fails with the line named
     lines = (tmp_path / "ext.txt").read_text().splitlines()
     (tmp_path / "ext.txt").write_text("\n".join(lines + [lines[0]]) + "\n")
-    r = _snakemake(tmp_path)  # the changed answer file reruns its score job only
+    r = _snakemake(harness, tmp_path)  # the changed answer file reruns its score job only
     assert r.returncode != 0
     log = (tmp_path / "logs/intphys/score/ext.log").read_text()
     assert "line 73" in log and "duplicate movie" in log
 
 
-def test_dry_run_plans_shards_of_a_real_tree(tmp_path):
+def test_dry_run_plans_shards_of_a_real_tree(harness, tmp_path):
     generate_intphys(tmp_path / "data", "train", n_train=230, skeleton=True)
     generate_intphys(tmp_path / "data", "dev", skeleton=True)
-    _workdir(tmp_path, _config(data_root="data", generate=False, shard_size=50))
-    r = _snakemake(tmp_path, "-n", "--quiet", "rules")
+    _workdir(harness, tmp_path, _config(data_root="data", generate=False, shard_size=50))
+    r = _snakemake(harness, tmp_path, "-n", "--quiet", "rules")
     assert r.returncode == 0, r.stderr[-3000:]
     out = r.stdout + r.stderr
     # train: 230 movies -> 5 shards; dev: 216 -> 5 shards
@@ -113,17 +99,16 @@ def cheat(observation, *, fallback=0.5):
 """
 
 
-def test_user_model_runs_and_gets_no_labels(tmp_path):
-    (tmp_path / "usermodels.py").write_text(USER_MODEL)
+def test_user_model_runs_and_gets_no_labels(harness, tmp_path):
     cfg = _config(
         generator={"seed": 0, "blocks": ["O1"], "per_condition": 1, "n_train": 0, "height": 32, "width": 32,
                    "n_frames": 8, "status_variant": "v1", "depth_encoding": "8bit"},
         shard_size=100, n_boot=0,
-        models=[{"name": "mine", "callable": "usermodels:cheat", "params": {"fallback": 0.25}}],
+        models=[{"name": "mine", "callable": "physics_user:cheat", "params": {"fallback": 0.25}}],
         external_answers={},
     )
-    _workdir(tmp_path, cfg)
-    r = _snakemake(tmp_path)
+    _workdir(harness, tmp_path, cfg, **{"physics_user.py": USER_MODEL})
+    r = _snakemake(harness, tmp_path)
     assert r.returncode == 0, r.stderr[-3000:]
     seen = json.loads((tmp_path / "seen.json").read_text())
     assert seen["labels"] == {}
@@ -136,9 +121,9 @@ def test_user_model_runs_and_gets_no_labels(tmp_path):
     assert len(answer) == 72 and answer[0] == "O1/0001/1 0.25"
 
 
-def test_old_models_mapping_fails_before_any_job(tmp_path):
-    _workdir(tmp_path, _config(models={"constant": {"kind": "constant", "params": {}}}))
-    r = _snakemake(tmp_path, "-n")
+def test_old_models_mapping_fails_before_any_job(harness, tmp_path):
+    _workdir(harness, tmp_path, _config(models={"constant": {"kind": "constant", "params": {}}}))
+    r = _snakemake(harness, tmp_path, "-n")
     assert r.returncode != 0
     out = r.stdout + r.stderr
     assert "config key intphys.models" in out and "algorithm: BUILT_IN" in out, out[-3000:]

@@ -47,14 +47,16 @@ def test_roundtrip_dask_dims_and_attrs(tmp_path, data):
 def test_stream_and_dask_writers_agree(tmp_path, data):
     a = write_store(tmp_path / "a.zarr", {"x": ArraySpec(data, ("t", "y", "x", "c"), chunks=(6, 16, 12, 2))})
     blocks = ({"x": data[i:i + 5]} for i in range(0, len(data), 5))
-    b = write_store_stream(tmp_path / "b.zarr", {"x": StreamSpec(data.shape, "float32", ("t", "y", "x", "c"), chunks=(6, 16, 12, 2))}, blocks)
+    spec = StreamSpec(data.shape, "float32", ("t", "y", "x", "c"), chunks=(6, 16, 12, 2))
+    b = write_store_stream(tmp_path / "b.zarr", {"x": spec}, blocks)
     da_, db_ = open_store(a), open_store(b)
     assert da_.attrs["psybench"]["arrays"]["x"]["sha256"] == db_.attrs["psybench"]["arrays"]["x"]["sha256"]
     np.testing.assert_array_equal(db_["x"].compute(), data)
 
 
 def test_identical_inputs_give_identical_bytes(tmp_path, data):
-    paths = [write_store(tmp_path / f"{i}.zarr", {"x": ArraySpec(data, ("t", "y", "x", "c"))}, {"p": 1}) for i in range(2)]
+    spec = ArraySpec(data, ("t", "y", "x", "c"))
+    paths = [write_store(tmp_path / f"{i}.zarr", {"x": spec}, {"p": 1}) for i in range(2)]
     files = sorted(p.relative_to(paths[0]) for p in paths[0].rglob("*") if p.is_file())
     assert files
     for f in files:
@@ -76,7 +78,8 @@ def test_failed_write_leaves_nothing_and_keeps_old_store(tmp_path, data):
 
 def test_stream_wrong_row_count_rejected(tmp_path, data):
     with pytest.raises(ValueError, match="expected 23"):
-        write_store_stream(tmp_path / "s.zarr", {"x": StreamSpec(data.shape, "float32", ("t", "y", "x", "c"))}, [{"x": data[:10]}])
+        spec = StreamSpec(data.shape, "float32", ("t", "y", "x", "c"))
+        write_store_stream(tmp_path / "s.zarr", {"x": spec}, [{"x": data[:10]}])
     assert not (tmp_path / "s.zarr").exists()
 
 

@@ -1,4 +1,7 @@
-"""Tests of psybench.motion.fits and psybench.motion.literature: exponential fits against synthetic decays, Gaussian score, literature loader."""
+"""Tests of psybench.motion.fits and psybench.motion.literature.
+
+Exponential fits against synthetic decays, the Gaussian score, the literature loader.
+"""
 
 import math
 

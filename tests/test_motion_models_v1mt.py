@@ -14,8 +14,8 @@ import pytest
 
 from psybench.motion.display import Display, direction_deg, wrap_deg
 from psybench.motion.models.v1mt import tlapale_v1mt
-from psybench.registry import get_algorithm, resolve_model
 from psybench.motion.stimuli import render_bar, render_diamond, render_grating
+from psybench.registry import get_algorithm, resolve_model
 
 DISPLAY = Display(width_px=128, height_px=128)
 

@@ -4,8 +4,8 @@ import dask.array as da
 import numpy as np
 import pytest
 
-from psybench.motion.display import Display
 from psybench.io.store import ArraySpec, open_store, write_store
+from psybench.motion.display import Display
 from psybench.motion.readouts import (
     compute_readout,
     direction_error,
@@ -111,7 +111,8 @@ def test_perceived_direction_is_final_window_mean():
     assert perceived_direction(w, frame_ms=10.0, window_ms=100.0) == pytest.approx(90.0)
 
 
-def _response_store(path, *, flow=None, p=None, velocities=None, truth_deg=0.0, display=Display()):
+def _response_store(path, *, flow=None, p=None, velocities=None, truth_deg=0.0, display=None):
+    display = Display() if display is None else display
     arrays = {}
     if flow is not None:
         arrays["flow"] = ArraySpec(flow.astype(np.float32), ("t", "y", "x", "component"))

@@ -7,8 +7,8 @@ import textwrap
 import numpy as np
 import pytest
 
-from psybench.motion.display import Display
 from psybench.io.store import ArraySpec, open_store, write_store
+from psybench.motion.display import Display
 from psybench.motion.models import flow
 from psybench.motion.responses import model_from_description, motion_response_blocks, run_motion_model
 from psybench.registry import (

@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from psybench.motion.display import Display
 from psybench.io.store import ArraySpec, write_store
 from psybench.io.tables import read_table
+from psybench.motion.display import Display
 from psybench.motion.readouts import compute_readout
 from psybench.motion.scores import CRITERIA_DEFAULTS, merge_criteria, score_model, score_model_stores
 
@@ -151,7 +151,7 @@ def test_scores_read_stimulus_parameters_from_attributes_not_names():
     for experiment, make in ALL.items():
         data = make("human")
         renamed = {}
-        for i, (name, r) in enumerate(data.items()):
+        for i, r in enumerate(data.values()):
             r = dict(r, stimulus=dict(r["stimulus"], name=f"s{i}"))
             renamed[f"s{i}"] = r
         a, fa = score_model("m", data)

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy import ndimage
 
-from psybench.motion.display import Display, TemporalAliasingWarning
 from psybench.io.store import open_store
+from psybench.motion.display import Display, TemporalAliasingWarning
 from psybench.motion.stimuli import (
     FAMILIES,
     Stimulus,
@@ -333,12 +333,18 @@ def test_default_stimulus_set():
 @pytest.mark.parametrize(
     "cfg,key",
     [
-        ({"gratings": {"diameters_deg": [1, 2, -4]}}, r"motion\.gratings\.diameters_deg\[2\]: -4 is less than or equal to the minimum of 0"),
+        ({"gratings": {"diameters_deg": [1, 2, -4]}},
+         r"motion\.gratings\.diameters_deg\[2\]"
+         r": -4 is less than or equal to the minimum of 0"),
         ({"gratings": {"diameter_deg": [1, 2]}}, r"motion\.gratings: .*'diameter_deg' was unexpected"),
         ({"diamond": {}}, r"motion: .*'diamond' was unexpected"),
         ({"dashed_bars": {"n_tiles": [1, 2.5]}}, r"motion\.dashed_bars\.n_tiles\[1\]: 2\.5 is not of type 'integer'"),
-        ({"dashed_bars": {"gap_fraction": 1.0}}, r"motion\.dashed_bars\.gap_fraction: 1\.0 is greater than or equal to the maximum of 1"),
-        ({"barberpole": {"aspect_ratios": [0.5, 2]}}, r"motion\.barberpole\.aspect_ratios\[0\]: 0\.5 is less than the minimum of 1"),
+        ({"dashed_bars": {"gap_fraction": 1.0}},
+         r"motion\.dashed_bars\.gap_fraction"
+         r": 1\.0 is greater than or equal to the maximum of 1"),
+        ({"barberpole": {"aspect_ratios": [0.5, 2]}},
+         r"motion\.barberpole\.aspect_ratios\[0\]"
+         r": 0\.5 is less than the minimum of 1"),
         ({"contrast": 1.5}, r"motion\.contrast: 1\.5 is greater than the maximum of 1"),
         ({"duration_ms": "500"}, r"motion\.duration_ms: '500' is not of type 'number'"),
         ({"bars": {"tilt_deg": 90}}, r"motion\.bars\.tilt_deg: 90 is greater than or equal to the maximum of 90"),

@@ -19,7 +19,9 @@ def test_table1_order_markdown_and_pareto(tmp_path):
         p = tmp_path / f"{df['model'][0]}.csv"
         df.to_csv(p, index=False)
         paths.append(p)
-    t1 = aggregate_motion(paths, table_csv=tmp_path / "t.csv", markdown=tmp_path / "t.md", pareto_csv=tmp_path / "p.csv")
+    t1 = aggregate_motion(
+        paths, table_csv=tmp_path / "t.csv", markdown=tmp_path / "t.md", pareto_csv=tmp_path / "p.csv"
+    )
     assert list(t1.columns) == ["experiment", "model", "passed", "error"]
     assert list(t1["experiment"][:3]) == ["barberpole"] * 3
     assert list(t1["model"][:3]) == ["hs", "tlapale", "worse"]

@@ -12,16 +12,7 @@ import os
 import re
 
 import pytest
-
-from slurm_cluster import (
-    TABLE,
-    completed_workflow,
-    copy_workflow,
-    ensure_slurm_cluster,
-    slurm_job_ids,
-    snakemake,
-    tiny_config,
-)
+from slurm_cluster import ensure_slurm_cluster, slurm_job_ids
 
 pytestmark = [pytest.mark.workflow, pytest.mark.slow]
 
@@ -36,11 +27,11 @@ def slurm_cluster():
     return reason
 
 
-def test_workflow_through_slurm_equals_local_run(slurm_cluster, tmp_path, tmp_path_factory):
-    local = completed_workflow(tmp_path_factory)  # the same config, run locally
-    cluster = copy_workflow(tmp_path / "cluster", tiny_config())
+def test_workflow_through_slurm_equals_local_run(slurm_cluster, harness, completed_workflow, tmp_path):
+    local = completed_workflow  # the same config, run locally
+    cluster = harness.copy(tmp_path / "cluster", harness.tiny_config())
 
-    proc = snakemake(
+    proc = harness.run(
         cluster,
         "--profile", "profiles/slurm",
         "--workflow-profile", "none",
@@ -50,7 +41,7 @@ def test_workflow_through_slurm_equals_local_run(slurm_cluster, tmp_path, tmp_pa
         "--slurm-keep-successful-logs",
         "--latency-wait", "10",
         "--jobs", "4",
-        TABLE,
+        harness.table,
         timeout=600,
     )
     out = proc.stdout + proc.stderr
@@ -61,4 +52,4 @@ def test_workflow_through_slurm_equals_local_run(slurm_cluster, tmp_path, tmp_pa
     logs = list((cluster / ".snakemake" / "slurm_logs").rglob("*.log"))
     assert {p.stem for p in logs} >= set(ids), (ids, logs)
     assert "Falling back to 'sacct'" not in out  # the squeue status query was used
-    assert (cluster / TABLE).read_bytes() == (local / TABLE).read_bytes()
+    assert (cluster / harness.table).read_bytes() == (local / harness.table).read_bytes()

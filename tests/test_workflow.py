@@ -7,11 +7,7 @@ config without touching the repository.
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -19,8 +15,6 @@ import pytest
 import yaml
 
 pytestmark = pytest.mark.workflow
-
-ROOT = Path(__file__).resolve().parent.parent
 
 SMALL_CONFIG = {
     "display": {"px_per_deg": 4, "frames_per_s": 50, "width_px": 96, "height_px": 96, "supersample": 2},
@@ -40,61 +34,11 @@ SMALL_CONFIG = {
     "literature": "config/literature.yaml",
 }
 
-USER_MODELS = '''
-import numpy as np
-
-def estimate(frame0, frame1, *, gain=1.0):
-    """A user model: constant rightward flow."""
-    out = np.zeros(frame0.shape + (2,), np.float32)
-    out[..., 0] = gain
-    return out
-
-def nan_flow(frame0, frame1):
-    return np.full(frame0.shape + (2,), np.nan, np.float32)
-
-def wrong_shape(frame0, frame1):
-    return np.zeros(frame0.shape, np.float32)
-'''
-
-
-def snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(workdir), OMP_NUM_THREADS="1")
-    proc = subprocess.run(
-        [sys.executable, "-m", "snakemake", *args],
-        cwd=workdir, env=env, capture_output=True, text=True, timeout=900,
-    )
-    if check and proc.returncode != 0:
-        raise AssertionError(f"snakemake {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
-    return proc
-
-
-def write_config(workdir: Path, config: dict) -> None:
-    (workdir / "config" / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
-
-
-def planned_outputs(proc: subprocess.CompletedProcess) -> set[str]:
-    """Output paths of the jobs a dry run plans."""
-    text = proc.stdout + proc.stderr
-    outs = set()
-    for m in re.finditer(r"^\s+output: (.+)$", text, flags=re.M):
-        outs.update(p.strip() for p in m.group(1).split(","))
-    return outs
-
-
 @pytest.fixture(scope="module")
-def workflow(tmp_path_factory) -> Path:
-    work = tmp_path_factory.mktemp("wf")
-    for name in ("Snakefile", "rules", "scripts", "config", "envs", "report", "profiles", "psybench"):
-        src = ROOT / name
-        if src.is_dir():
-            shutil.copytree(src, work / name, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy2(src, work / name)
-    (work / "usermodels").mkdir()
-    (work / "usermodels" / "__init__.py").write_text("")
-    (work / "usermodels" / "flow.py").write_text(USER_MODELS)
-    write_config(work, SMALL_CONFIG)
-    snakemake(work, "--cores", "2", "all")
+def workflow(harness, tmp_path_factory) -> Path:
+    """The motion track on SMALL_CONFIG, run to `all`, with the harness's user models."""
+    work = harness.copy(tmp_path_factory.mktemp("wf"), SMALL_CONFIG)
+    harness.run(work, "--cores", "2", "all")
     return work
 
 
@@ -123,38 +67,38 @@ def test_stores_carry_display_and_code_hash(workflow):
     assert resp.dims["flow"] == ("t", "y", "x", "component")
 
 
-def test_rerun_has_nothing_to_do(workflow):
-    proc = snakemake(workflow, "-n", "all")
+def test_rerun_has_nothing_to_do(harness, workflow):
+    proc = harness.run(workflow, "-n", "all")
     assert "Nothing to be done" in proc.stdout + proc.stderr
 
 
-def test_lint_is_clean(workflow):
-    proc = snakemake(workflow, "--lint", check=False)
+def test_lint_is_clean(harness, workflow):
+    proc = harness.run(workflow, "--lint", check=False)
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out
     assert "Lints for" not in out, out
 
 
-def test_param_change_reschedules_only_that_model(workflow):
+def test_param_change_reschedules_only_that_model(harness, workflow):
     cfg = yaml.safe_load((workflow / "config/config.yaml").read_text())
     cfg["motion"]["models"][0]["params"] = {"alpha": 3.0}
-    write_config(workflow, cfg)
+    harness.write_config(workflow, cfg)
     try:
-        outs = planned_outputs(snakemake(workflow, "-n", "all"))
+        outs = harness.planned_outputs(harness.run(workflow, "-n", "all"))
     finally:
-        write_config(workflow, SMALL_CONFIG)
+        harness.write_config(workflow, SMALL_CONFIG)
     assert any(o.startswith("results/responses/hs/") for o in outs)
     assert "results/scores/motion/hs.csv" in outs
     assert "results/aggregate/motion_table1.csv" in outs
     assert not any("/fb" in o or o.startswith("results/stimuli/") for o in outs), outs
 
 
-def test_library_edit_reschedules_that_stage(workflow):
+def test_library_edit_reschedules_that_stage(harness, workflow):
     module = workflow / "psybench" / "motion" / "readouts.py"
     original = module.read_text()
     module.write_text(original + "\n# an edit to the readout stage\n")
     try:
-        outs = planned_outputs(snakemake(workflow, "-n", "all"))
+        outs = harness.planned_outputs(harness.run(workflow, "-n", "all"))
     finally:
         module.write_text(original)
     assert any(o.startswith("results/readouts/hs/") for o in outs)
@@ -166,40 +110,48 @@ def test_library_edit_reschedules_that_stage(workflow):
 @pytest.mark.parametrize(
     "mutate,expected",
     [
-        (lambda c: c["motion"]["models"].append({"name": "x", "algorithm": "no_such_model"}), r"motion\.models\[2\].*no_such_model"),
-        (lambda c: c["motion"]["gratings"].__setitem__("diameters_deg", [2, -6]), r"motion\.gratings\.diameters_deg\[1\]"),
+        (
+            lambda c: c["motion"]["models"].append({"name": "x", "algorithm": "no_such_model"}),
+            r"motion\.models\[2\].*no_such_model",
+        ),
+        (
+            lambda c: c["motion"]["gratings"].__setitem__("diameters_deg", [2, -6]),
+            r"motion\.gratings\.diameters_deg\[1\]",
+        ),
         (lambda c: c["motion"].__setitem__("diamons", {}), r"diamons"),
     ],
     ids=["unknown-model", "negative-diameter", "misspelt-key"],
 )
-def test_bad_config_fails_before_any_job(workflow, mutate, expected):
+def test_bad_config_fails_before_any_job(harness, workflow, mutate, expected):
     cfg = yaml.safe_load(yaml.safe_dump(SMALL_CONFIG))
     mutate(cfg)
-    write_config(workflow, cfg)
+    harness.write_config(workflow, cfg)
     try:
-        proc = snakemake(workflow, "--cores", "1", "all", check=False)
+        proc = harness.run(workflow, "--cores", "1", "all", check=False)
     finally:
-        write_config(workflow, SMALL_CONFIG)
+        harness.write_config(workflow, SMALL_CONFIG)
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0
     assert re.search(expected, out), out
     assert "jobid" not in out  # no job was scheduled
 
 
-def test_user_model_runs_and_bad_user_models_are_named(workflow):
+def test_user_model_runs_and_bad_user_models_are_named(harness, workflow):
     cfg = yaml.safe_load(yaml.safe_dump(SMALL_CONFIG))
-    cfg["motion"]["models"] = [{"name": "mine", "callable": "usermodels.flow:estimate", "kind": "pair", "params": {"gain": 0.5}}]
-    write_config(workflow, cfg)
+    cfg["motion"]["models"] = [
+        {"name": "mine", "callable": "usermodels.flow:estimate", "kind": "pair", "params": {"gain": 0.5}}
+    ]
+    harness.write_config(workflow, cfg)
     table = workflow / "results/aggregate/motion_table1.csv"
     try:
-        snakemake(workflow, "--cores", "2", "results/scores/motion/mine.csv")
+        harness.run(workflow, "--cores", "2", "results/scores/motion/mine.csv")
         scores = pd.read_csv(workflow / "results/scores/motion/mine.csv")
         assert set(scores["experiment"]) == {"barberpole", "diamonds", "dashed_bars", "grating_size"}
         before = table.read_bytes()
         for func, message in (("nan_flow", "non-finite"), ("wrong_shape", "shape")):
             cfg["motion"]["models"] = [{"name": f"bad_{func}", "callable": f"usermodels.flow:{func}"}]
-            write_config(workflow, cfg)
-            proc = snakemake(workflow, "--cores", "1", f"results/scores/motion/bad_{func}.csv", check=False)
+            harness.write_config(workflow, cfg)
+            proc = harness.run(workflow, "--cores", "1", f"results/scores/motion/bad_{func}.csv", check=False)
             out = proc.stdout + proc.stderr
             logs = "".join(p.read_text() for p in (workflow / "logs/responses").glob(f"bad_{func}/*.log"))
             assert proc.returncode != 0
@@ -207,10 +159,10 @@ def test_user_model_runs_and_bad_user_models_are_named(workflow):
             assert not list((workflow / "results/responses").glob(f"bad_{func}/*.zarr"))
         assert table.read_bytes() == before  # nothing already computed was lost
     finally:
-        write_config(workflow, SMALL_CONFIG)
+        harness.write_config(workflow, SMALL_CONFIG)
 
 
-def test_report_builds(workflow):
-    snakemake(workflow, "--report", "report.html", "all")
+def test_report_builds(harness, workflow):
+    harness.run(workflow, "--report", "report.html", "all")
     html = (workflow / "report.html").read_text(errors="replace")
     assert "motion_table1" in html
