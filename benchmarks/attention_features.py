@@ -68,7 +68,10 @@ def main(argv=None):
         ref = _child("memory", tmp / "stim4.zarr", tmp / "unused.zarr", args.chunk)
         print(f"peak RSS, extended Itti streamed to a store (40x30 grid, chunk {args.chunk} frames):")
         for k in (1, 4):
-            print(f"  {k}x = {k * args.frames:6d} frames: {res[k]['peak_mb']:7.1f} MB (after imports {res[k]['import_mb']:.1f} MB)")
+            print(
+                f"  {k}x = {k * args.frames:6d} frames: {res[k]['peak_mb']:7.1f} MB "
+                f"(after imports {res[k]['import_mb']:.1f} MB)"
+            )
         print(f"  ratio 4x / 1x: {res[4]['peak_mb'] / res[1]['peak_mb']:.3f}")
         out_mb = 4 * args.frames * 30 * 40 * 3 * 4 / 2**20
         print(f"  reference, 4x materialised in memory: {ref['peak_mb']:7.1f} MB (feature array alone {out_mb:.1f} MB)")

@@ -87,7 +87,7 @@ def store_seconds(name: str, stim, display) -> float:
         return time.perf_counter() - t0
 
 
-_CHILD = r"""
+_CHILD = (r"""
 import json, sys, tracemalloc
 import numpy as np
 from psybench.motion.display import Display
@@ -106,14 +106,15 @@ y, x = np.mgrid[0:256, 0:256].astype(np.float32)
 def chunks():  # a drifting plaid generated on the fly: the movie is never held in memory
     for a in range(0, n, 16):
         t = np.arange(a, min(n, a + 16), dtype=np.float32)[:, None, None]
-        yield (0.5 + 0.2 * np.cos(2 * np.pi * (x - 0.8 * t) / 16) + 0.2 * np.cos(2 * np.pi * (y - 0.4 * t) / 24)).astype(np.float32)
+        yield (0.5 + 0.2 * np.cos(2 * np.pi * (x - 0.8 * t) / 16) """
+r"""+ 0.2 * np.cos(2 * np.pi * (y - 0.4 * t) / 24)).astype(np.float32)
 before = hwm_kb()
 tracemalloc.start()
 for out in spec.algorithm.function(chunks(), display=display, **spec.params):
     pass
 traced_peak = tracemalloc.get_traced_memory()[1]
 print(json.dumps({"before_kb": before, "peak_kb": hwm_kb(), "traced_peak_kb": traced_peak / 1024}))
-"""
+""")
 
 
 def peak_memory_mb(name: str, n_frames: int) -> tuple[float, float, float]:

@@ -6,7 +6,8 @@ Usage: python benchmarks/intphys_ingest.py [--threads 2] [--movies 100 1000] [--
    checksums) against plain ``cv2.imread`` of the same PNGs (same flags) in a
    thread pool of the same size, measured in this run; target ratio >= 0.8.
 2. Peak traced memory (tracemalloc: Python objects and NumPy buffers) and
-   peak RSS (includes the interpreter and libraries), each in a fresh subprocess, of ingesting N movies into ONE store and of training the
+   peak RSS (includes the interpreter and libraries), each in a fresh
+   subprocess, of ingesting N movies into ONE store and of training the
    next-frame predictor on it, for each N: it must not grow with N.
 """
 

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
-import re
 import tempfile
 import threading
 import time

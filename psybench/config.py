@@ -9,15 +9,19 @@ Library users call :func:`load_config` the same way.
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import jsonschema
 import yaml
 
 from psybench.registry import ModelError, resolve_model
 
-__all__ = ["ConfigError", "load_config", "validate_config", "SCHEMA_PATH", "track_models", "resolve_models", "prepare_workflow", "check_schema", "MODEL_SHAPE", "key_path"]
+__all__ = [
+    "ConfigError", "load_config", "validate_config", "SCHEMA_PATH", "track_models", "resolve_models",
+    "prepare_workflow", "check_schema", "MODEL_SHAPE", "key_path",
+]
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SCHEMA_PATH = PROJECT_ROOT / "config" / "schema.yaml"
@@ -51,12 +55,19 @@ def _with_defaults(validator_class):
 def _describe(err: jsonschema.ValidationError) -> str:
     where = key_path(err.absolute_path)
     # a schema node's description shows the expected shape (e.g. of a models entry)
-    hint = f" ({err.schema['description'].strip()})" if isinstance(err.schema, dict) and err.schema.get("description") else ""
+    hint = (
+        f" ({err.schema['description'].strip()})"
+        if isinstance(err.schema, dict) and err.schema.get("description")
+        else ""
+    )
     if err.validator == "additionalProperties":
         allowed = sorted((err.schema.get("properties") or {}).keys())
         return f"config key {where}: {err.message}; allowed keys: {allowed}{hint}"
     if err.validator == "oneOf" and isinstance(err.instance, dict) and "name" in err.instance:
-        return f"config key {where} (model {err.instance['name']!r}): give exactly one of 'algorithm' or 'callable'{hint}"
+        return (
+            f"config key {where} (model {err.instance['name']!r}): "
+            f"give exactly one of 'algorithm' or 'callable'{hint}"
+        )
     return f"config key {where}: {err.message}{hint}"
 
 
@@ -92,7 +103,9 @@ def check_schema(config: dict[str, Any], *, schema_path: str | Path = SCHEMA_PAT
     """Check ``config`` against config/schema.yaml alone, filling its defaults in place; return it."""
     schema = yaml.safe_load(Path(schema_path).read_text())
     validator = _with_defaults(jsonschema.Draft202012Validator)(schema)
-    errors = sorted(validator.iter_errors(config), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
+    errors = sorted(
+        validator.iter_errors(config), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path)))
+    )
     if errors:
         # the deepest error is the most specific one for a misspelt or bad value
         err = max(errors, key=lambda e: len(e.absolute_path))

@@ -11,8 +11,9 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 __all__ = ["code_hash", "params_hash", "module_files"]
 

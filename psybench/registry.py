@@ -35,7 +35,8 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import inspect
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from psybench import motion
 from psybench.provenance import params_hash
@@ -62,7 +63,7 @@ DEFAULT_KIND = {"motion": "pair", "attention": "saliency", "intphys": "plausibil
 # point names a module (importing it runs its ``@register`` decorators) or a function
 # decorated with :func:`register`.
 ENTRY_POINT_GROUP = "psybench.models"
-_ALGORITHMS: dict[str, "Algorithm"] = {}
+_ALGORITHMS: dict[str, Algorithm] = {}
 _LOADED = False
 # Modules whose import registers psybench's built-in algorithms, by track.
 _BUILTIN_MODULES = {

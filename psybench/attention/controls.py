@@ -15,7 +15,7 @@ as many as there are humans).
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -95,17 +95,18 @@ def control_filters(
     D = C * L * L * len(lags)
     rng = np.random.default_rng([seed, 1])
     out: dict[str, list[np.ndarray]] = {"rf": [], "rs": [], "rp": []}
-    for k in range(n_sets * n_per_set):
+    for _ in range(n_sets * n_per_set):
         w = rng.normal(size=D)
         out["rf"].append(w / np.linalg.norm(w))
     if scanpaths is None:
         scanpaths = control_scanpaths(movie, humans, n_sets=n_sets, n_per_set=n_per_set, seed=seed)
     for name in ("rs", "rp"):
         for k, table in enumerate(scanpaths[name]):
-            for j, (subj, g) in enumerate(table.groupby("subject", sort=True)):
+            for j, (_subject, g) in enumerate(table.groupby("subject", sort=True)):
                 out[name].append(
                     train_filter(movie, g, frames, lags=lags, L=L, n_negatives=n_negatives,
-                                 min_dist_frac=min_dist_frac, seed=seed * 7919 + 31 * k + j + (0 if name == "rs" else 17),
+                                 min_dist_frac=min_dist_frac,
+                                 seed=seed * 7919 + 31 * k + j + (0 if name == "rs" else 17),
                                  scatter=scatter)
                 )
     return out

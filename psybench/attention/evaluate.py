@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -147,7 +148,10 @@ def evaluate_pair(
     if train.frames_per_s != test.frames_per_s:
         raise ValueError(f"movies {train.name!r} and {test.name!r} have different frame rates")
     if train.shape[1:] != test.shape[1:]:
-        raise ValueError(f"movies {train.name!r} and {test.name!r} have different map shapes {train.shape[1:]} vs {test.shape[1:]}")
+        raise ValueError(
+            f"movies {train.name!r} and {test.name!r} have different map shapes "
+            f"{train.shape[1:]} vs {test.shape[1:]}"
+        )
     lags = lag_frames(lags_ms, train.frames_per_s)
     fit_frames = train_frames(train.shape[0], lags)
     eval_frames = test_frames(test.shape[0], lags, same_movie=test.name == train.name)

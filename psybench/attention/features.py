@@ -40,8 +40,9 @@ size, not the movie length.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import dask
 import dask.array as da
@@ -117,7 +118,11 @@ def feature_maps(frames, *, kind: str | Callable[..., Any], chunk_frames: int = 
     name, func = saliency_function(kind)
     if chunk_frames < 1:
         raise ValueError(f"chunk_frames must be >= 1, got {chunk_frames!r}")
-    frames = frames if isinstance(frames, da.Array) else da.from_array(np.asarray(frames, np.float32), chunks=(chunk_frames, -1, -1))
+    frames = (
+        frames
+        if isinstance(frames, da.Array)
+        else da.from_array(np.asarray(frames, np.float32), chunks=(chunk_frames, -1, -1))
+    )
     if frames.ndim != 3:
         raise ValueError(f"frames must have shape (T, H, W), got {frames.shape}")
     T, H, W = frames.shape

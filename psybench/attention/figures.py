@@ -26,7 +26,9 @@ def plot_curves(curves: pd.DataFrame, path: str | os.PathLike) -> Path:
     for i, (kind, L) in enumerate(models):
         for j, (tr, te) in enumerate(pairs):
             ax = axes[i][j]
-            sub = curves[(curves["features"] == kind) & (curves["L"] == L) & (curves["train"] == tr) & (curves["test"] == te)]
+            sub = curves[
+                (curves["features"] == kind) & (curves["L"] == L) & (curves["train"] == tr) & (curves["test"] == te)
+            ]
             for group in GROUPS:
                 g = sub[sub["group"] == group].sort_values("rp")
                 if len(g):

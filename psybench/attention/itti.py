@@ -193,12 +193,14 @@ def itti_maps(
 
     def across(stacks, lev):
         """Cross-scale addition at level 0 of maps living at levels ``lev``."""
-        return sum(_resize(s, (H, W), 2**l) for s, l in zip(stacks, lev))
+        return sum(_resize(s, (H, W), 2**level) for s, level in zip(stacks, lev))
 
     centre_levels = [c for c, _ in pairs]
 
     # intensity
-    ibar = across([N(np.abs(cur[c] - _resize(cur[s], cur[c].shape[1:], 2 ** (s - c)))) for c, s in pairs], centre_levels)
+    ibar = across(
+        [N(np.abs(cur[c] - _resize(cur[s], cur[c].shape[1:], 2 ** (s - c)))) for c, s in pairs], centre_levels
+    )
     # orientation and motion share the Gabor responses
     gabors = [_gabor_pair(th) for th in ORIENTATIONS_DEG]
     obar = np.zeros((T, H, W), np.float32)
@@ -206,7 +208,7 @@ def itti_maps(
     for even_k, odd_k in gabors:
         energy = []
         md = []
-        for lev, p in enumerate(pyr):
+        for p in pyr:
             re = _correlate(p[K:], even_k)
             im = _correlate(p[K:], odd_k)
             energy.append(np.hypot(re, im))
@@ -218,7 +220,12 @@ def itti_maps(
             mplus = np.sqrt(np.maximum(m, 0.0))
             mminus = np.sqrt(np.maximum(-m, 0.0))
             md.append(N(N(mplus) + N(mminus)))
-        obar += N(across([N(np.abs(energy[c] - _resize(energy[s], energy[c].shape[1:], 2 ** (s - c)))) for c, s in pairs], centre_levels))
+        obar += N(
+            across(
+                [N(np.abs(energy[c] - _resize(energy[s], energy[c].shape[1:], 2 ** (s - c)))) for c, s in pairs],
+                centre_levels,
+            )
+        )
         mbar += N(across(md, range(len(md))))
     out = np.stack([N(ibar), N(obar), N(mbar)], axis=-1)
     return out.astype(np.float32)

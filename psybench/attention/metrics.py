@@ -29,7 +29,8 @@ The fixation density map is the fixation count map blurred by a Gaussian of
 from __future__ import annotations
 
 import os
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -310,7 +311,7 @@ def run_metrics(
             fit_frames = train_frames(train.shape[0], lags)
             eval_frames = test_frames(test.shape[0], lags, same_movie=te == tr)
             pos_all, neg_all = [], []
-            for i, (subj, g) in enumerate(train.gaze.groupby("subject", sort=True)):
+            for i, (_subject, g) in enumerate(train.gaze.groupby("subject", sort=True)):
                 Xa, Xo = training_vectors(train, g, fit_frames, lags=lags, L=L, n_negatives=n_negatives,
                                           min_dist_frac=min_dist_frac, seed=seed + i)
                 pos_all.append(Xa)
@@ -325,7 +326,10 @@ def run_metrics(
             np.add.at(counts, (k, r, c), 1)
             untuned = np.asarray(test.maps[eval_frames - lags[0]], np.float64).mean(-1)
             tuned = np.concatenate(
-                [frame_features(test.maps, eval_frames[a : a + 64], lags=lags, L=L) @ w for a in range(0, len(eval_frames), 64)]
+                [
+                    frame_features(test.maps, eval_frames[a : a + 64], lags=lags, L=L) @ w
+                    for a in range(0, len(eval_frames), 64)
+                ]
             ).reshape(len(eval_frames), H, W)
             for tuning, maps in (("untuned", untuned), ("tuned", tuned)):
                 scores = score_frames(maps, counts, density_sigma=density_sigma, n_splits=n_splits, seed=seed)

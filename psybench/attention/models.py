@@ -25,7 +25,8 @@ same family and parameters share one feature store per movie, named by
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from psybench.config import ConfigError, track_models
 from psybench.provenance import params_hash

@@ -20,9 +20,10 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import dask.array as da
 import numpy as np
@@ -119,7 +120,9 @@ def ingest_movie(
         fps = float(frames_per_s) if frames_per_s else float(cap.get(cv2.CAP_PROP_FPS) or 0.0)
         if not fps > 0:
             raise MovieReadError(f"movie file {path} reports no frame rate: pass frames_per_s")
-        scratch = Path(tempfile.mkdtemp(prefix="psybench-ingest-", dir=Path(out).parent if Path(out).parent.exists() else None))
+        scratch = Path(
+            tempfile.mkdtemp(prefix="psybench-ingest-", dir=Path(out).parent if Path(out).parent.exists() else None)
+        )
         try:
             arr = zarr.create_array(
                 str(scratch / "frames.zarr"), shape=(0, gh, gw), chunks=(chunk_frames, gh, gw), dtype="float32"
@@ -299,7 +302,9 @@ def render_popout(
     else:
         lo, hi = luminance_range
         if not (0 <= lo <= hi <= 1) or not luminance_period_s > 0:
-            raise ValueError(f"popout luminance_range {luminance_range!r} must lie in [0, 1] and luminance_period_s be > 0")
+            raise ValueError(
+                f"popout luminance_range {luminance_range!r} must lie in [0, 1] and luminance_period_s be > 0"
+            )
         n_keys = int(np.ceil(n_frames / (luminance_period_s * frames_per_s))) + 2
         keys = rng.uniform(lo, hi, size=(n_keys, n_obj))
         pos_k = np.arange(n_frames) / (luminance_period_s * frames_per_s)

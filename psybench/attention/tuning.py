@@ -22,7 +22,7 @@ Shic & Scassellati (2007), sections 4.2 and 5.2:
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -167,7 +167,9 @@ def sample_training_set(
     frames = frames[np.isin(frames, g.index.to_numpy())]
     if len(frames) == 0:
         raise ValueError("no valid gazed frame to train on")
-    row, col = gaze_cells(g.loc[frames, "x"].to_numpy(), g.loc[frames, "y"].to_numpy(), source_size=source_size, grid_shape=grid_shape)
+    row, col = gaze_cells(
+        g.loc[frames, "x"].to_numpy(), g.loc[frames, "y"].to_numpy(), source_size=source_size, grid_shape=grid_shape
+    )
     min_dist = min_dist_frac * H
     corners = np.array([[0, 0], [0, W - 1], [H - 1, 0], [H - 1, W - 1]])
     reach = np.hypot(row[:, None] - corners[None, :, 0], col[:, None] - corners[None, :, 1]).max(1)
@@ -191,7 +193,9 @@ def sample_training_set(
 SCATTERS = ("equal", "pooled", "other")
 
 
-def fisher_filter(attended: np.ndarray, other: np.ndarray, *, scatter: str = SCATTER, ridge_rel: float = 1e-6) -> np.ndarray:
+def fisher_filter(
+    attended: np.ndarray, other: np.ndarray, *, scatter: str = SCATTER, ridge_rel: float = 1e-6
+) -> np.ndarray:
     """Fisher's linear discriminant ``w = S_W^-1 (m_a - m_o)`` (eq. 1-2, section 4.2), unit norm.
 
     ``scatter`` chooses S_W:
@@ -246,7 +250,8 @@ def fisher_filter(attended: np.ndarray, other: np.ndarray, *, scatter: str = SCA
 
 
 def training_vectors(movie: MovieData, gaze: pd.DataFrame, frames, *, lags, L, n_negatives, min_dist_frac, seed):
-    """Feature vectors of one trajectory's attended and non-attended points (:func:`sample_training_set`) on ``frames``."""
+    """Feature vectors of one trajectory's attended and non-attended points (:func:`sample_training_set`)
+    on ``frames``."""
     H, W = movie.shape[1:3]
     pos, neg = sample_training_set(
         gaze, frames, source_size=movie.source_size, grid_shape=(H, W),

@@ -41,7 +41,7 @@ __all__ = [
     "score_table",
     "write_answer",
     "read_answer",
-    "score_model",
+    "score_model",  # noqa: F822 (module __getattr__, lazily, to avoid a circular import)
 ]
 
 FACTORS = ("block", "visibility", "motion", "n_objects")

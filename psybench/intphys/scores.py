@@ -8,7 +8,7 @@ meet a model's scores, and nowhere earlier (the models see an
 from __future__ import annotations
 
 import os
-from typing import Sequence
+from collections.abc import Sequence
 
 import pandas as pd
 

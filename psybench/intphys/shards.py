@@ -9,7 +9,8 @@ directory entries only, no image reads).
 from __future__ import annotations
 
 import os
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from psybench.intphys.generate import expected_movie_ids
 from psybench.intphys.ingest import list_movies, n_shards

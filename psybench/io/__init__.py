@@ -1,5 +1,6 @@
 """Input/output: Zarr artifact stores and tidy tables."""
 
+from psybench.io.atomic import atomic_output
 from psybench.io.store import (
     ArraySpec,
     Store,
@@ -11,7 +12,6 @@ from psybench.io.store import (
     write_store,
     write_store_stream,
 )
-from psybench.io.atomic import atomic_output
 from psybench.io.tables import read_table, write_table
 
 __all__ = [

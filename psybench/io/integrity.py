@@ -13,8 +13,9 @@ import hashlib
 import json
 import os
 import shutil
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import dask
 import dask.array as da

@@ -26,9 +26,10 @@ from __future__ import annotations
 import json
 import os
 import warnings
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import dask
 import dask.array as da

@@ -34,7 +34,8 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 __all__ = ["Display", "TemporalAliasingWarning", "direction_deg", "wrap_deg"]
 
@@ -177,7 +178,7 @@ class Display:
         return out
 
     @classmethod
-    def from_config(cls, cfg: Mapping[str, Any]) -> "Display":
+    def from_config(cls, cfg: Mapping[str, Any]) -> Display:
         """Build a display from the ``display`` section of the config (extra keys rejected)."""
         fields = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(cfg) - fields - {"contrast_definition", "luminance_range", "direction_convention"})

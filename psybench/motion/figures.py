@@ -7,8 +7,8 @@ saves a PNG without timestamps in its metadata, so figures are reproducible.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import matplotlib
 
@@ -175,7 +175,9 @@ def direction_error_figure(
         verdict = scores.loc[scores["experiment"] == exp]
         if len(verdict):
             r = verdict.iloc[0]
-            ax.set_title(f"{exp}: {'pass' if bool(r['passed']) else 'fail'} (error {float(r['error']):.3g})", fontsize=8)
+            ax.set_title(
+                f"{exp}: {'pass' if bool(r['passed']) else 'fail'} (error {float(r['error']):.3g})", fontsize=8
+            )
         else:
             ax.set_title(exp, fontsize=8)
         ax.axhline(0, color="grey", lw=0.5)

@@ -37,12 +37,16 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import yaml
 
-__all__ = ["GaussianScore", "LiteratureError", "gaussian_score", "load_literature", "validate_literature", "literature_params"]
+__all__ = [
+    "GaussianScore", "LiteratureError", "gaussian_score", "load_literature", "validate_literature",
+    "literature_params",
+]
 
 _ENTRY_KEYS = {"value", "citation", "measured", "unit", "sigma", "sigma_source", "verified", "kind", "note"}
 _TOP_KEYS = {"version", "parameters", "facts"}

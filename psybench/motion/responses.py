@@ -18,9 +18,10 @@ values stops the run with a :class:`~psybench.registry.ModelError` naming it.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -33,7 +34,9 @@ __all__ = ["motion_response_blocks", "run_motion_model"]
 
 def _check_output(spec: ModelSpec, name: str, block: np.ndarray, expected: tuple[int, ...], where: str) -> None:
     if not isinstance(block, np.ndarray):
-        raise ModelError(f"model {spec.name!r} returned {type(block).__name__} for {name!r} at {where}, expected an ndarray")
+        raise ModelError(
+            f"model {spec.name!r} returned {type(block).__name__} for {name!r} at {where}, expected an ndarray"
+        )
     if not (np.issubdtype(block.dtype, np.integer) or np.issubdtype(block.dtype, np.floating)):
         raise ModelError(
             f"model {spec.name!r} returned {name!r} of dtype {block.dtype} at {where}, expected real numbers"
@@ -79,7 +82,9 @@ def motion_response_blocks(
             except ModelError:
                 raise
             except Exception as exc:
-                raise ModelError(f"model {spec.name!r} raised {type(exc).__name__} on frames {i - 1}-{i}: {exc}") from exc
+                raise ModelError(
+                    f"model {spec.name!r} raised {type(exc).__name__} on frames {i - 1}-{i}: {exc}"
+                ) from exc
             out = np.asarray(out) if not isinstance(out, np.ndarray) else out
             _check_output(spec, "flow", out, (height, width, 2), f"frames {i - 1}-{i}")
             return out.astype(np.float32, copy=False)
@@ -90,7 +95,8 @@ def motion_response_blocks(
                 lo = max(0, start - 1)
                 block = load(lo, stop)
                 idx = list(range(max(start, 1), stop))
-                flows = list(pool.map(lambda i: pair(i, block[i - 1 - lo], block[i - lo]), idx))
+                # consumed by pool.map within this iteration
+                flows = list(pool.map(lambda i: pair(i, block[i - 1 - lo], block[i - lo]), idx))  # noqa: B023
                 out = np.zeros((stop - start, height, width, 2), np.float32)
                 if flows:
                     out[stop - start - len(flows):] = np.stack(flows)
@@ -153,7 +159,11 @@ def run_motion_model(
     specs = {
         "flow": StreamSpec(
             (n_t, height, width, 2), "float32", ("t", "y", "x", "component"),
-            attrs={"units": "px/frame", "components": ["u", "v"], "convention": "frame[t-1](x) ~ frame[t](x + flow[t](x))"},
+            attrs={
+                "units": "px/frame",
+                "components": ["u", "v"],
+                "convention": "frame[t-1](x) ~ frame[t](x + flow[t](x))",
+            },
         )
     }
     if velocities is not None:

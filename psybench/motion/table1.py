@@ -19,7 +19,7 @@ Inputs are the per-model score tables written by :mod:`psybench.motion.scores`
 from __future__ import annotations
 
 import os
-from typing import Sequence
+from collections.abc import Sequence
 
 import pandas as pd
 

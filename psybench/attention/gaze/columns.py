@@ -19,7 +19,8 @@ FRAME_COLUMNS = ["subject", "movie", "frame", "t_ms", "x", "y", "valid"]
 
 
 def sample_table(subject, movie, t_ms, x, y, valid) -> pd.DataFrame:
-    """Raw samples of one subject (or one subject per sample) as :data:`SAMPLE_COLUMNS`; non-finite positions are invalid."""
+    """Raw samples of one subject (or one subject per sample) as :data:`SAMPLE_COLUMNS`;
+    non-finite positions are invalid."""
     n = len(t_ms)
     df = pd.DataFrame(
         {

@@ -11,7 +11,9 @@ from psybench.attention.gaze.columns import FRAME_COLUMNS
 __all__ = ["ivt_filter", "resample_to_frames"]
 
 
-def ivt_filter(samples: pd.DataFrame, *, px_per_deg: float, threshold_deg_s: float = IVT_THRESHOLD_DEG_S) -> pd.DataFrame:
+def ivt_filter(
+    samples: pd.DataFrame, *, px_per_deg: float, threshold_deg_s: float = IVT_THRESHOLD_DEG_S
+) -> pd.DataFrame:
     """Mark saccade samples invalid with the velocity-threshold rule I-VT.
 
     Salvucci & Goldberg (2000): point-to-point velocity ``|p_i - p_{i-1}| / dt``

@@ -170,7 +170,9 @@ def load_diem(
                 continue
             toks = line.split()
             if len(toks) != 9:
-                raise GazeFormatError(path, lineno, f"{len(toks)} fields; DIEM rows have 9 (frame lx ly ldil levent rx ry rdil revent)")
+                raise GazeFormatError(
+                    path, lineno, f"{len(toks)} fields; DIEM rows have 9 (frame lx ly ldil levent rx ry rdil revent)"
+                )
             v = [_float(path, lineno, t, "field") for t in toks]
             eyes = [(v[1], v[2]), (v[5], v[6])]
             good = [(ex, ey) for ex, ey in eyes if np.isfinite(ex) and np.isfinite(ey) and ex > 0 and ey > 0]
@@ -187,7 +189,9 @@ def load_diem(
         raise GazeFormatError(path, None, "no samples")
     stem = path.stem
     subj, _, mov = stem.partition("_")
-    return sample_table(subject or subj, movie or mov or stem, (np.asarray(frames) - 1) * 1000.0 / frames_per_s, xs, ys, valid)
+    return sample_table(
+        subject or subj, movie or mov or stem, (np.asarray(frames) - 1) * 1000.0 / frames_per_s, xs, ys, valid
+    )
 
 
 def load_gazecom(
@@ -216,7 +220,9 @@ def load_gazecom(
                 geometry = [_float(path, lineno, s, "geometry value") for s in toks[2:]] if len(toks) >= 3 else []
                 continue
             if len(toks) != 4:
-                raise GazeFormatError(path, lineno, f"{len(toks)} fields; GazeCom samples are '<t_us> <x> <y> <confidence>'")
+                raise GazeFormatError(
+                    path, lineno, f"{len(toks)} fields; GazeCom samples are '<t_us> <x> <y> <confidence>'"
+                )
             a, b, c, d = (_float(path, lineno, s, "field") for s in toks)
             t.append(a)
             xs.append(b)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -18,7 +19,9 @@ from psybench.io.tables import write_table
 __all__ = ["write_gaze_table"]
 
 
-def write_gaze_table(movie: str, spec: Mapping[str, Any], stimulus: str | os.PathLike, out: str | os.PathLike) -> pd.DataFrame:
+def write_gaze_table(
+    movie: str, spec: Mapping[str, Any], stimulus: str | os.PathLike, out: str | os.PathLike
+) -> pd.DataFrame:
     """Per-frame gaze table of ``movie``: synthetic observers (``observers``) or loaded files (``gaze``).
 
     Parameters
@@ -38,7 +41,9 @@ def write_gaze_table(movie: str, spec: Mapping[str, Any], stimulus: str | os.Pat
     n_frames = int(store["frames"].shape[0])
     if "observers" in spec:
         if "target_xy" not in store.arrays:
-            raise ValueError(f"attention.movies.{movie}.observers needs a rendered popout movie (with a planted target)")
+            raise ValueError(
+                f"attention.movies.{movie}.observers needs a rendered popout movie (with a planted target)"
+            )
         obs = dict(spec["observers"])
         if "p_target" not in obs:
             raise ValueError(f"attention.movies.{movie}.observers lacks 'p_target' (one preference per observer)")
@@ -60,7 +65,9 @@ def write_gaze_table(movie: str, spec: Mapping[str, Any], stimulus: str | os.Pat
         ppd = ivt.get("px_per_deg") or store.attrs.get("px_per_deg")
         if not ppd:
             raise ValueError(f"attention.movies.{movie}.ivt: px_per_deg is unknown; set ivt.px_per_deg")
-        samples = ivt_filter(samples, px_per_deg=float(ppd), threshold_deg_s=float(ivt.get("threshold_deg_s", IVT_THRESHOLD_DEG_S)))
+        samples = ivt_filter(
+            samples, px_per_deg=float(ppd), threshold_deg_s=float(ivt.get("threshold_deg_s", IVT_THRESHOLD_DEG_S))
+        )
     table = resample_to_frames(samples, frames_per_s=fps, n_frames=n_frames, movie=movie)
     write_table(table, out)
     return table

@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -232,7 +232,10 @@ def random_physiological_scanpaths(
             alpha = alpha + dalpha[near[rows, pick_da[:, t]]]
         else:
             alpha = alpha + dalpha[pick_da[:, t]]
-        g = np.stack([_reflect(g[:, 0] + dr * np.cos(alpha), w - 1e-6), _reflect(g[:, 1] + dr * np.sin(alpha), h - 1e-6)], axis=1)
+        g = np.stack(
+            [_reflect(g[:, 0] + dr * np.cos(alpha), w - 1e-6), _reflect(g[:, 1] + dr * np.sin(alpha), h - 1e-6)],
+            axis=1,
+        )
         d_t = dr
     return pd.concat(
         [frame_table(f"{subject_prefix}{i:02d}", movie, xy[i], frames_per_s) for i in range(n)], ignore_index=True

@@ -78,7 +78,9 @@ def _render(scene: _Scene, states: tuple[str, str], names: list[str], gray: dict
             img[inside] = np.stack([stripes, stripes - 30, stripes - 60], axis=-1).astype(np.uint8)
             dep[inside] = z
             msk[inside] = gray[name]
-            fstat[name] = f"{(occ['x'] - W / 2) * mm_per_px:.4f} {z:.4f} {(H - f * occ['bottom']) * mm_per_px:.4f} 0 0 0"
+            fstat[name] = (
+                f"{(occ['x'] - W / 2) * mm_per_px:.4f} {z:.4f} {(H - f * occ['bottom']) * mm_per_px:.4f} 0 0 0"
+            )
         rgb[t], depth[t], masks[t] = img, dep, msk
         frames.append(fstat)
     return rgb, depth, masks, frames

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import cv2
 import numpy as np
@@ -96,7 +97,9 @@ def ingest_shard(
         "masks": StreamSpec((n, T, H, W), np.uint8, ("movie", "t", "y", "x"), chunks=(k, T, H, W),
                             attrs={"units": "gray value; names in metadata column masks_grayscale"}),
     }
-    write_store_stream(out_store, specs, _decoded_blocks(movies, rows, T, H, W, threads=threads, prefetch=k), store_attrs)
+    write_store_stream(
+        out_store, specs, _decoded_blocks(movies, rows, T, H, W, threads=threads, prefetch=k), store_attrs
+    )
     write_table(table, out_table)
     return table
 

@@ -1,4 +1,5 @@
-"""Control plausibility models: chance level by construction (Riochet et al. 2018, IntPhys V1.0, "Evaluation metric")."""
+"""Control plausibility models: chance level by construction (Riochet et al. 2018, IntPhys V1.0,
+"Evaluation metric")."""
 
 from __future__ import annotations
 

@@ -35,9 +35,10 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import cv2
 import numpy as np
@@ -101,7 +102,8 @@ def map_movies(fn: Callable[..., float], arrays: Sequence[Any], threads: int) ->
     with ThreadPoolExecutor(max(1, threads)) as ex:
         for a, b in zip(bounds[:-1], bounds[1:]):
             blocks = [None if x is None else np.asarray(x[a:b]) for x in arrays]
-            out.extend(ex.map(lambda j: fn(a + j, *[None if blk is None else blk[j] for blk in blocks]),
+            # the lambda is consumed by ex.map within this iteration
+            out.extend(ex.map(lambda j: fn(a + j, *[None if blk is None else blk[j] for blk in blocks]),  # noqa: B023
                               range(b - a)))
     return out
 

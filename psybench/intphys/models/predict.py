@@ -9,7 +9,8 @@ frames, depth, masks, mask names and movie ids, never the labels or conditions.
 from __future__ import annotations
 
 import os
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -68,7 +69,9 @@ def predict_shard(entry: Mapping[str, Any], store_path: str | os.PathLike, metad
         raise ModelSpecError(f"model {name!r} returned scores for {len(p)} movies, the store has {len(movies)}")
     bad = p[~np.isfinite(p.to_numpy()) | (p < 0) | (p > 1)]
     if len(bad):
-        raise ModelSpecError(f"model {name!r} returned P = {float(bad.iloc[0])!r} for movie {bad.index[0]!r}; need [0, 1]")
+        raise ModelSpecError(
+            f"model {name!r} returned P = {float(bad.iloc[0])!r} for movie {bad.index[0]!r}; need [0, 1]"
+        )
     df = pd.DataFrame({"movie": movies, "p": p.reindex(movies).to_numpy()})
     write_table(df, out_csv, parquet=False)
     return df

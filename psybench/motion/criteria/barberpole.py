@@ -1,8 +1,10 @@
-"""Barber-pole: the perceived direction follows the long axis (Masson et al. 2000; Tlapale et al. 2010, RR-7317 sec. 3.3)."""
+"""Barber-pole: the perceived direction follows the long axis (Masson et al. 2000; Tlapale et al. 2010,
+RR-7317 sec. 3.3)."""
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 

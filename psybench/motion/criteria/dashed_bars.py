@@ -1,8 +1,10 @@
-"""Tilted and dashed bars: decay, length and tiling (Lorenceau et al. 1993; Biber & Ilg 2008; Tlapale et al. 2010, RR-7317 sec. 3.2)."""
+"""Tilted and dashed bars: decay, length and tiling (Lorenceau et al. 1993; Biber & Ilg 2008;
+Tlapale et al. 2010, RR-7317 sec. 3.2)."""
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 

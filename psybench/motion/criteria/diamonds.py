@@ -1,8 +1,10 @@
-"""Translating diamonds: the half-differential error decays (Masson & Stone 2002; Tlapale et al. 2010, RR-7317 sec. 3.2, 4.4)."""
+"""Translating diamonds: the half-differential error decays (Masson & Stone 2002; Tlapale et al. 2010,
+RR-7317 sec. 3.2, 4.4)."""
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 

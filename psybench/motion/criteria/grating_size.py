@@ -1,9 +1,11 @@
-"""Grating size: the early response grows with diameter, then saturates (Barthelemy et al. 2006; Tlapale et al. 2010, RR-7317 sec. 3)."""
+"""Grating size: the early response grows with diameter, then saturates (Barthelemy et al. 2006;
+Tlapale et al. 2010, RR-7317 sec. 3)."""
 
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import copy
 import math
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 __all__ = ["CRITERIA_DEFAULTS", "merge_criteria"]
 

@@ -45,8 +45,8 @@ References
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from math import factorial
-from typing import Iterator
 
 import numpy as np
 from scipy import ndimage
@@ -195,8 +195,8 @@ class _MotionEnergy:
     """Pre-computed filters of one parameter setting (internal)."""
 
     def __init__(self, *, display: Display, downsample: int, sigma_deg: float, sigma_t_ms: float,
-                 n_directions: int, blur_deg: float, mt_pool_deg: float, mt_downsample: int, v1_c50: float, mt_c50: float,
-                 mt_offset: float, weight_power: float, velocities_px: np.ndarray):
+                 n_directions: int, blur_deg: float, mt_pool_deg: float, mt_downsample: int,
+                 v1_c50: float, mt_c50: float, mt_offset: float, weight_power: float, velocities_px: np.ndarray):
         self.ds = int(downsample)
         self.sigma_s = sigma_deg * display.px_per_deg / self.ds  # internal px
         self.sigma_t = sigma_t_ms / display.frame_ms  # frames

@@ -52,7 +52,7 @@ References
 from __future__ import annotations
 
 import math
-from typing import Iterator
+from collections.abc import Iterator
 
 import numpy as np
 from scipy import ndimage

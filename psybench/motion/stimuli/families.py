@@ -5,7 +5,8 @@ The experiments are the four rows of Tlapale et al. 2010, RR-7317 Table 1.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from psybench.motion.display import Display
 from psybench.motion.stimuli.barberpole import render_barberpole

@@ -14,8 +14,9 @@ the package docstring (:mod:`psybench.motion.stimuli`) states the conventions.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 

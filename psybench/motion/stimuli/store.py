@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from psybench.motion.display import Display
 from psybench.motion.stimuli.families import FAMILIES, render

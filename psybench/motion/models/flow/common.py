@@ -12,7 +12,8 @@ threads, and nested thread pools only oversubscribe the cores.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import cv2
 import numpy as np

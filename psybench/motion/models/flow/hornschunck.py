@@ -1,4 +1,5 @@
-"""Horn-Schunck optical flow (Horn & Schunck 1981), single scale by default (Tlapale et al. 2010, RR-7317 sec. 4.4, footnote 2)."""
+"""Horn-Schunck optical flow (Horn & Schunck 1981), single scale by default (Tlapale et al. 2010,
+RR-7317 sec. 4.4, footnote 2)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Lucas-Kanade optical flow (Lucas & Kanade 1981), single scale by default (Tlapale et al. 2010, RR-7317 sec. 4.4, footnote 2)."""
+"""Lucas-Kanade optical flow (Lucas & Kanade 1981), single scale by default (Tlapale et al. 2010,
+RR-7317 sec. 4.4, footnote 2)."""
 
 from __future__ import annotations
 
