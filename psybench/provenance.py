@@ -1,7 +1,7 @@
 """Deterministic hashes of code and parameters, for store attributes and reruns.
 
 Snakemake only notices edits to a rule's own script, not to the library modules
-it imports (see reference/workflow.md). Each rule therefore carries a ``params``
+it imports (Snakemake documentation, "rerun triggers"). Each rule therefore carries a ``params``
 value from :func:`code_hash` over the psybench modules of its stage, so editing
 one stage's code reruns that stage and what depends on it, and nothing else.
 """
