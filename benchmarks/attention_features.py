@@ -35,10 +35,10 @@ def hwm_mb():  # VmHWM: peak RSS of this process image (ru_maxrss would include 
             return int(line.split()[1]) / 1024
 base = hwm_mb()
 if mode == "stream":
-    write_feature_store(stim, out, kind="itti", chunk_frames=chunk, num_workers=2)
+    write_feature_store(stim, out, model="itti", chunk_frames=chunk, num_workers=2)
 else:  # reference: materialise the whole feature array in memory
     frames = open_store(stim)["frames"]
-    arr = np.asarray(feature_maps(frames, kind="itti", chunk_frames=chunk).compute(scheduler="threads", num_workers=2))
+    arr = np.asarray(feature_maps(frames, model="itti", chunk_frames=chunk).compute(scheduler="threads", num_workers=2))
 print(json.dumps({"peak_mb": hwm_mb(), "import_mb": base}))
 """
 
@@ -79,9 +79,9 @@ def main(argv=None):
         frames = render_popout(n_frames=min(args.frames, 600), seed=1).frames
         speed = {}
         for kind in ("raw", "itti"):
-            feature_maps(frames[:32], kind=kind).compute(scheduler="synchronous")  # warm-up
+            feature_maps(frames[:32], model=kind).compute(scheduler="synchronous")  # warm-up
             t0 = time.perf_counter()
-            feature_maps(frames, kind=kind, chunk_frames=args.chunk).compute(scheduler="synchronous")
+            feature_maps(frames, model=kind, chunk_frames=args.chunk).compute(scheduler="synchronous")
             speed[kind] = len(frames) / (time.perf_counter() - t0)
         print(f"frames/s on {len(frames)} frames, one thread: extended Itti {speed['itti']:.0f}, raw patches "
               f"{speed['raw']:.0f}; Itti is {speed['raw'] / speed['itti']:.0f}x slower than raw")

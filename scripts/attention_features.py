@@ -9,6 +9,6 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 from psybench.attention.features import write_feature_store  # noqa: E402
 
 write_feature_store(snakemake.input.stimulus, snakemake.output.store,  # noqa: F821
-                    kind=snakemake.params.family, chunk_frames=snakemake.params.chunk_frames,  # noqa: F821
+                    model=snakemake.params.family, chunk_frames=snakemake.params.chunk_frames,  # noqa: F821
                     lags_ms=snakemake.params.lags_ms, num_workers=snakemake.threads,  # noqa: F821
                     code_hash=snakemake.params.code, **snakemake.params.params)  # noqa: F821

@@ -88,7 +88,7 @@ def synthetic_table():
         raw = gz.synthetic_observers(scene.target_xy, scene.lure_xy, p_target=p, frames_per_s=fps,
                                      source_size=(640, 480), seed=seed, movie=name)
         table = gz.resample_to_frames(raw, frames_per_s=fps, n_frames=T, movie=name)
-        maps = feature_maps(scene.frames, kind="raw").compute()
+        maps = feature_maps(scene.frames, model="raw").compute()
         movies[name] = {"raw": MovieData(name, maps, fps, (640, 480), table, "raw")}
     t1, curves = ev.evaluate(movies, models=[{"features": "raw", "L": 5}],
                              pairs=[("A", "A"), ("A", "B"), ("A", "C")], n_per_set=40, seed=0)
@@ -136,7 +136,7 @@ def test_controls_fall_below_chance_when_salient_content_is_rare():
     raw = gz.synthetic_observers(scene.target_xy, scene.lure_xy, p_target=p, frames_per_s=30.0,
                                  source_size=(640, 480), seed=1, movie="A")
     table = gz.resample_to_frames(raw, frames_per_s=30.0, n_frames=180, movie="A")
-    movie = MovieData("A", feature_maps(scene.frames, kind="itti").compute(), 30.0, (640, 480), table, "itti")
+    movie = MovieData("A", feature_maps(scene.frames, model="itti").compute(), 30.0, (640, 480), table, "itti")
     pairs, _ = ev.evaluate_pair(movie, movie, L=1, n_per_set=20, seed=0)
     med = pairs.groupby("group")["median"].mean()
     assert med["rs/n"] < 44 and med["rp/n"] < 44  # measured 39.8 and 31.5

@@ -56,8 +56,8 @@ def test_pyramid_levels_match_skimage_gaussian():
 @pytest.mark.parametrize("kind", ["raw", "pyramid", "itti"])
 def test_chunked_equals_whole(kind):
     frames = render_popout(n_frames=23, seed=0).frames
-    whole = feature_maps(frames, kind=kind, chunk_frames=23).compute()
-    chunked = feature_maps(frames, kind=kind, chunk_frames=5).compute()
+    whole = feature_maps(frames, model=kind, chunk_frames=23).compute()
+    chunked = feature_maps(frames, model=kind, chunk_frames=5).compute()
     np.testing.assert_allclose(chunked, whole, atol=1e-6)
     assert whole.shape[:3] == frames.shape and whole.dtype == np.float32
 
@@ -87,9 +87,9 @@ def test_motion_modality_pops_out_the_odd_mover():
 
 def test_feature_store_roundtrip(tmp_path):
     stim = write_popout_store(tmp_path / "s.zarr", n_frames=10, seed=0)
-    out = write_feature_store(stim, tmp_path / "f.zarr", kind="pyramid", chunk_frames=4, levels=2)
+    out = write_feature_store(stim, tmp_path / "f.zarr", model="pyramid", chunk_frames=4, levels=2)
     store = open_store(out, deep=True)
     assert store["maps"].shape == (10, 30, 40, 2) and store.dims["maps"] == ("t", "y", "x", "channel")
-    assert store.attrs["features"]["kind"] == "pyramid" and store.attrs["lags_ms"] == [100.0, 300.0]
-    with pytest.raises(ValueError, match="feature kind"):
-        feature_maps(np.zeros((2, 30, 40)), kind="deep")
+    assert store.attrs["features"]["model"] == "pyramid" and store.attrs["lags_ms"] == [100.0, 300.0]
+    with pytest.raises(ValueError, match="saliency model .deep. is not one of"):
+        feature_maps(np.zeros((2, 30, 40)), model="deep")

@@ -118,9 +118,9 @@ def test_user_callable_is_a_feature_family(user_module):
     frames = np.random.default_rng(0).random((7, 30, 40)).astype(np.float32)
     name, func = saliency_function(f"{user_module}:edges")
     assert name == f"{user_module}:edges"
-    maps = feature_maps(frames, kind=f"{user_module}:edges", chunk_frames=3, gain=2.0).compute()
+    maps = feature_maps(frames, model=f"{user_module}:edges", chunk_frames=3, gain=2.0).compute()
     assert maps.shape == (7, 30, 40, 2) and maps.dtype == np.float32
     np.testing.assert_array_equal(maps, func(frames, gain=2.0))
     wrong_shape = r"saliency model 'user_saliency_mod:wrong' returned maps of shape \(1, 30, 40\)"
     with pytest.raises(ValueError, match=wrong_shape):
-        feature_maps(frames, kind=f"{user_module}:wrong").compute()
+        feature_maps(frames, model=f"{user_module}:wrong").compute()

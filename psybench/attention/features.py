@@ -55,24 +55,24 @@ from psybench.registry import get_algorithm, list_algorithms, load_callable
 __all__ = ["saliency_function", "channel_names", "feature_maps", "write_feature_store"]
 
 
-def saliency_function(kind: str | Callable[..., Any]) -> tuple[str, Callable[..., Any]]:
+def saliency_function(model: str | Callable[..., Any]) -> tuple[str, Callable[..., Any]]:
     """``(name, function)`` of a feature family.
 
     Parameters
     ----------
-    kind : str or callable
+    model : str or callable
         A registered attention saliency model (``"raw"``, ``"pyramid"``, ``"itti"``
         or a plugin's), a ``"package.module:function"`` path, or the function itself.
     """
-    if callable(kind):
-        return f"{kind.__module__}:{kind.__qualname__}", kind
-    if isinstance(kind, str) and ":" in kind:
-        return kind, load_callable(kind, model=kind)
+    if callable(model):
+        return f"{model.__module__}:{model.__qualname__}", model
+    if isinstance(model, str) and ":" in model:
+        return model, load_callable(model, model=model)
     known = [a.name for a in list_algorithms("attention")]
-    if kind not in known:
-        raise ValueError(f"feature kind {kind!r} is not one of {known} (the registered attention saliency "
+    if model not in known:
+        raise ValueError(f"saliency model {model!r} is not one of {known} (the registered attention saliency "
                          "models) nor a 'package.module:function' path")
-    return kind, get_algorithm(kind).function
+    return model, get_algorithm(model).function
 
 
 def channel_names(func: Callable[..., Any], n: int) -> list[str]:
@@ -99,7 +99,7 @@ def _block(src: np.ndarray, drop: int, name: str, func: Callable[..., Any], para
     return out
 
 
-def feature_maps(frames, *, kind: str | Callable[..., Any], chunk_frames: int = CHUNK_FRAMES, **params) -> da.Array:
+def feature_maps(frames, *, model: str | Callable[..., Any], chunk_frames: int = CHUNK_FRAMES, **params) -> da.Array:
     """Base maps of a movie as a lazily computed Dask array, shape (T, H, W, K), float32.
 
     Each chunk of ``chunk_frames`` frames is computed by one task from its frames
@@ -109,13 +109,13 @@ def feature_maps(frames, *, kind: str | Callable[..., Any], chunk_frames: int = 
     Parameters
     ----------
     frames : ndarray or dask.array.Array, shape (T, H, W)
-    kind : str or callable
+    model : str or callable
         The feature family (see :func:`saliency_function`).
     chunk_frames : int
     **params
         Keyword parameters of the family's function.
     """
-    name, func = saliency_function(kind)
+    name, func = saliency_function(model)
     if chunk_frames < 1:
         raise ValueError(f"chunk_frames must be >= 1, got {chunk_frames!r}")
     frames = (
@@ -142,7 +142,7 @@ def write_feature_store(
     stimulus: str | os.PathLike,
     out: str | os.PathLike,
     *,
-    kind: str | Callable[..., Any],
+    model: str | Callable[..., Any],
     chunk_frames: int = CHUNK_FRAMES,
     lags_ms: tuple[float, ...] = LAGS_MS,
     num_workers: int | None = None,
@@ -152,20 +152,20 @@ def write_feature_store(
     """Compute the base maps of a stimulus store and write them as a feature store.
 
     The store holds ``maps`` (dims t, y, x, channel) and attributes ``features``
-    (kind, parameters, channel names), ``lags_ms`` and the stimulus' ``frames_per_s``,
+    (saliency model, parameters, channel names), ``lags_ms`` and the stimulus' ``frames_per_s``,
     ``grid`` and ``source_size``.
     """
-    name, func = saliency_function(kind)
+    name, func = saliency_function(model)
     stim = open_store(stimulus)
     frames = stim["frames"].astype(np.float32)
-    maps = feature_maps(frames, kind=func, chunk_frames=chunk_frames, **params)
+    maps = feature_maps(frames, model=func, chunk_frames=chunk_frames, **params)
     names = channel_names(func, maps.shape[-1])
     attrs = {
         k: stim.attrs.get(k) for k in ("frames_per_s", "grid", "source_size", "px_per_deg", "stimulus")
     }
     attrs.update(
         {
-            "features": {"kind": name, "params": dict(params), "channels": names},
+            "features": {"model": name, "params": dict(params), "channels": names},
             "lags_ms": [float(x) for x in lags_ms],
             "code_hash": code_hash,
         }
