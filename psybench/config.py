@@ -1,9 +1,10 @@
 """Configuration: load, validate against the JSON schema, fill defaults, check semantics.
 
-The workflow calls :func:`validate_config` while the Snakefile is parsed, so a
+The workflow calls :func:`prepare_workflow` once while the Snakefile is parsed
+(rules/common.smk): it validates the config and resolves every track's models, so a
 bad config fails before any job with a :class:`ConfigError` whose message names
 the offending key as a dotted path (``motion.gratings.diameters_deg[1]``).
-Library users call :func:`load_config` the same way.
+Library users call :func:`load_config` or :func:`validate_config` the same way.
 """
 
 from __future__ import annotations

@@ -7,7 +7,13 @@ and parameter values; the same algorithm may appear as several models with
 different parameters (intra-technique evaluation, Cabezas & Trujillo 2011 (Pareto dominance
 for disparity evaluation, VISAPP), sec. 3.3).
 
-Motion algorithms come in two kinds (``kind``):
+Every track's models are registered here (:data:`TRACKS`), each with the
+interface (``kind``) its track runs (:data:`TRACK_KINDS`). Attention models are
+``"saliency"``: ``f(frames, **params) -> maps`` with frames ``(t, H, W)`` on the
+model grid and maps ``(t, H, W, K)`` (:mod:`psybench.attention.features`). IntPhys
+models are ``"plausibility"``: ``f(observation, **params) -> pandas.Series`` of
+P(movie) from a :class:`psybench.intphys.models.Observation` (frames, depth, masks,
+movie ids; never labels). Motion models come in two kinds:
 
 ``"pair"``
     ``f(frame0, frame1, **params) -> flow`` with frames ``ndarray, shape (H, W)``
@@ -38,7 +44,6 @@ import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from psybench import motion
 from psybench.provenance import params_hash
 
 __all__ = [
@@ -55,10 +60,12 @@ __all__ = [
     "resolve_model",
 ]
 
-KINDS = ("pair", "stream", "saliency", "plausibility")
 TRACKS = ("motion", "attention", "intphys")
-# The kind a user ``callable`` gets when its config entry names none.
-DEFAULT_KIND = {"motion": "pair", "attention": "saliency", "intphys": "plausibility"}
+# The interfaces (kinds) a model of each track may have; the first is the default of a
+# user ``callable`` whose config entry names none.
+TRACK_KINDS = {"motion": ("pair", "stream"), "attention": ("saliency",), "intphys": ("plausibility",)}
+KINDS = tuple(k for kinds in TRACK_KINDS.values() for k in kinds)
+DEFAULT_KIND = {track: kinds[0] for track, kinds in TRACK_KINDS.items()}
 # Entry-point group through which an installed package adds algorithms: each entry
 # point names a module (importing it runs its ``@register`` decorators) or a function
 # decorated with :func:`register`.
@@ -151,10 +158,12 @@ def register(
     name: str, *, track: str, kind: str, reference: str = "", description: str = ""
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Decorator registering a built-in algorithm; defaults are its keyword-only parameters."""
-    if kind not in KINDS:
-        raise ValueError(f"algorithm {name!r}: kind must be one of {KINDS}, got {kind!r}")
     if track not in TRACKS:
         raise ValueError(f"algorithm {name!r}: track must be one of {TRACKS}, got {track!r}")
+    if kind not in TRACK_KINDS[track]:
+        raise ValueError(
+            f"algorithm {name!r}: kind must be one of {TRACK_KINDS[track]} for track {track!r}, got {kind!r}"
+        )
 
     def deco(func: Callable[..., Any]) -> Callable[..., Any]:
         if name in _ALGORITHMS and _ALGORITHMS[name].function is not func:
@@ -191,12 +200,14 @@ def _load_entry_points() -> None:
 
     An entry point ``name = "package.module"`` is imported (its ``@register``
     decorators run); ``name = "package.module:function"`` must name a function
-    decorated with :func:`register`. A plugin that cannot be imported, or registers
-    nothing under its name, raises :class:`ModelError` naming the entry point.
+    decorated with :func:`register`. A plugin that cannot be imported, or names a
+    function that is not registered, raises :class:`ModelError` naming the entry point.
+    What a plugin registers is listed with ``source = "plugin:<entry point value>"``.
     """
     from importlib.metadata import entry_points
 
     for ep in entry_points(group=ENTRY_POINT_GROUP):
+        before = set(_ALGORITHMS)
         try:
             obj = ep.load()
         except Exception as exc:
@@ -205,10 +216,12 @@ def _load_entry_points() -> None:
         if callable(obj) and not any(a.function is obj for a in _ALGORITHMS.values()):
             raise ModelError(f"entry point {ep.name!r} ({ep.value}) of group {ENTRY_POINT_GROUP!r}: "
                              "the function is not decorated with psybench.registry.register")
+        for name in set(_ALGORITHMS) - before:  # what this plugin registered, shown as such
+            _ALGORITHMS[name] = dataclasses.replace(_ALGORITHMS[name], source=f"plugin:{ep.value}")
 
 
 def get_algorithm(name: str) -> Algorithm:
-    """Return the built-in algorithm ``name``; :class:`ModelError` lists the known ones."""
+    """The registered algorithm ``name`` (built in or from a plugin); :class:`ModelError` lists the known ones."""
     _load_builtins()
     try:
         return _ALGORITHMS[name]
@@ -289,13 +302,15 @@ def resolve_model(entry: Mapping[str, Any], *, track: str | None = None) -> Mode
             raise ModelError(f"model {name!r}: {exc}") from None
     elif "callable" in entry:
         func = load_callable(entry["callable"], model=name)
-        kind = entry.get("kind", DEFAULT_KIND.get(track or entry.get("track", "motion"), "pair"))
-        if kind not in KINDS:
-            raise ModelError(f"model {name!r}: kind must be one of {KINDS}, got {kind!r}")
+        user_track = track or entry.get("track", "motion")
+        kind = entry.get("kind", DEFAULT_KIND.get(user_track, "pair"))
+        allowed = TRACK_KINDS.get(user_track, KINDS)
+        if kind not in allowed:
+            raise ModelError(f"model {name!r}: kind must be one of {allowed} for track {user_track!r}, got {kind!r}")
         algo = Algorithm(
             name=entry["callable"],
             function=func,
-            track=track or entry.get("track", "motion"),
+            track=user_track,
             kind=kind,
             defaults=_keyword_defaults(func),
             source="user",
@@ -327,7 +342,7 @@ def resolve_model(entry: Mapping[str, Any], *, track: str | None = None) -> Mode
 
 # --- benchmarks -------------------------------------------------------------------------
 # Each benchmark carries its provenance as data (identifier, paper, citation, the
-# experiments it scores); one explicit entry per benchmark.
+# experiments it scores), declared by its track's package: the core names no track.
 
 @dataclasses.dataclass(frozen=True)
 class Benchmark:
@@ -341,38 +356,22 @@ class Benchmark:
     metrics: tuple[str, ...]
 
 
-BENCHMARKS: tuple[Benchmark, ...] = (
-    Benchmark(
-        name="motion_psychobench",
-        track="motion",
-        paper=motion.PAPER,
-        bibtex=motion.BIBTEX,
-        experiments=motion.EXPERIMENTS,
-        metrics=("passed", "error", "gaussian_score"),
-    ),
-    Benchmark(
-        name="gaze_attention",
-        track="attention",
-        paper="Shic & Scassellati (2007) A behavioral analysis of computational models of visual "
-        "attention, IJCV 73(2):159-177",
-        bibtex="@article{shic2007behavioral, title={A behavioral analysis of computational models of "
-        "visual attention}, author={Shic, F. and Scassellati, B.}, journal={International Journal of "
-        "Computer Vision}, volume={73}, number={2}, pages={159--177}, year={2007}}",
-        experiments=("table1", "saliency_metrics"),
-        metrics=("median_rank_percentile", "auc_judd", "auc_borji", "sauc", "nss", "cc", "kl", "sim", "ig"),
-    ),
-    Benchmark(
-        name="intphys_v1",
-        track="intphys",
-        paper="Riochet, Castro, Bernard, Lerer, Fergus, Izard & Dupoux (2018) IntPhys: a framework and "
-        "benchmark for visual intuitive physics reasoning (IntPhys V1.0)",
-        bibtex="@article{riochet2018intphys, title={IntPhys: A framework and benchmark for visual "
-        "intuitive physics reasoning}, author={Riochet, R. and Castro, M. Y. and Bernard, M. and "
-        "Lerer, A. and Fergus, R. and Izard, V. and Dupoux, E.}, journal={arXiv:1803.07616}, year={2018}}",
-        experiments=("O1", "O2", "O3"),
-        metrics=("L_R", "L_R_strict", "L_A"),
-    ),
-)
+def _track_benchmark(track: str) -> Benchmark:
+    """A track's benchmark, from the metadata its package declares (``psybench.<track>``)."""
+    meta = importlib.import_module(f"psybench.{track}")
+    return Benchmark(
+        name=meta.BENCHMARK,
+        track=track,
+        paper=meta.PAPER,
+        bibtex=meta.BIBTEX,
+        experiments=tuple(meta.EXPERIMENTS),
+        metrics=tuple(meta.METRICS),
+    )
+
+
+def benchmarks() -> tuple[Benchmark, ...]:
+    """One benchmark per track, in :data:`TRACKS` order."""
+    return tuple(_track_benchmark(track) for track in TRACKS)
 
 
 def list_benchmarks() -> list[dict[str, Any]]:
@@ -386,5 +385,5 @@ def list_benchmarks() -> list[dict[str, Any]]:
             "metrics": ", ".join(b.metrics),
             "bibtex": b.bibtex,
         }
-        for b in BENCHMARKS
+        for b in benchmarks()
     ]

@@ -1,11 +1,12 @@
-# Aggregation: the constants, code hashes and every input and params function of
-# rules/aggregate.smk (snakemake --lint wants no functions next to rules), from the
+# Aggregation: the constants, the report's code hash and every input and params function
+# of rules/aggregate.smk (snakemake --lint wants no functions next to rules), from the
 # config validated and filled with the schema's defaults in rules/common.smk.
-from psybench.provenance import PACKAGE_ROOT
+from psybench.provenance import PACKAGE_ROOT, code_hash, params_hash
+from psybench.registry import TRACKS
 
 # input and params functions
 
-SCORE_ROW_TRACKS = ["motion", "attention", "intphys"]
+SCORE_ROW_TRACKS = list(TRACKS)  # every track writes its rows (rules/<track>.smk, <track>_score_rows)
 # Leaderboards of the HTML report: configured, or overall + one per track.
 LEADERBOARDS = config["aggregate"]["leaderboards"] or [{"name": "overall", "track": None}] + [
     {"name": t, "track": t} for t in config["tracks"]

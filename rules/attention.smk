@@ -13,7 +13,7 @@ wildcard_constraints:
     attention_features="[A-Za-z0-9_.-]+",
 
 
-rule attention_stimulus:
+rule attention_stimuli:
     output:
         store=directory("results/attention/stimuli/{attention_movie}.zarr"),
     log:
@@ -24,9 +24,9 @@ rule attention_stimulus:
     params:
         spec=get_attention_movie_spec,
         grid=ATTENTION["grid"],
-        code=ATTENTION_CODE["stimulus"],
+        code_hash=ATTENTION_CODE["stimuli"],
     script:
-        "../scripts/attention_stimulus.py"
+        "../scripts/attention_stimuli.py"
 
 
 rule attention_gaze:
@@ -41,7 +41,7 @@ rule attention_gaze:
         "../envs/psybench.yaml"
     params:
         spec=get_attention_movie_spec,
-        code=ATTENTION_CODE["gaze"],
+        code_hash=ATTENTION_CODE["gaze"],
     script:
         "../scripts/attention_gaze.py"
 
@@ -64,7 +64,7 @@ rule attention_features:
         params=get_attention_feature_params,
         chunk_frames=ATTENTION["chunk_frames"],
         lags_ms=ATTENTION["lags_ms"],
-        code=get_attention_feature_code,
+        code_hash=get_attention_feature_code,
     script:
         "../scripts/attention_features.py"
 
@@ -95,7 +95,7 @@ rule attention_evaluate:
         pairs=ATTENTION["pairs"],
         lags_ms=ATTENTION["lags_ms"],
         evaluation=ATTENTION["evaluation"],
-        code=ATTENTION_CODE["evaluate"],
+        code_hash=ATTENTION_CODE["evaluate"],
     script:
         "../scripts/attention_evaluate.py"
 
@@ -117,7 +117,7 @@ rule attention_metrics:
         models=get_attention_rows(),
         pairs=ATTENTION["pairs"],
         settings=get_attention_metrics_settings(),
-        code=ATTENTION_CODE["metrics"],
+        code_hash=ATTENTION_CODE["metrics"],
     script:
         "../scripts/attention_metrics.py"
 

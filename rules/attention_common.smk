@@ -15,7 +15,7 @@ ATTENTION_FEATURES = {m.features: m for m in ATTENTION_MODELS}
 
 # Snakemake does not see edits to imported library modules: each rule carries a code hash.
 ATTENTION_CODE = {
-    "stimulus": code_hash(["psybench.attention.stimuli", "psybench.io.store"]),
+    "stimuli": code_hash(["psybench.attention.stimuli", "psybench.io.store"]),
     "gaze": code_hash(["psybench.attention.gaze", "psybench.io.tables"]),
     "evaluate": code_hash(
         [

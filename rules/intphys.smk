@@ -27,7 +27,7 @@ if INTPHYS["generate"]:
         threads: 1
         params:
             generator=INTPHYS["generator"],
-            code=INTPHYS_CODE["generate"],
+            code_hash=INTPHYS_CODE["generate"],
         script:
             "../scripts/intphys_generate.py"
 
@@ -48,14 +48,14 @@ rule intphys_ingest:
         mem_mb=2000,
     params:
         shard_size=INTPHYS["shard_size"],
-        code=INTPHYS_CODE["ingest"],
+        code_hash=INTPHYS_CODE["ingest"],
     script:
         "../scripts/intphys_ingest.py"
 
 
 rule intphys_metadata:
     input:
-        tables=intphys_shard_tables,
+        tables=get_intphys_shard_tables,
     output:
         table="results/intphys/metadata/{split}.csv",
         parquet="results/intphys/metadata/{split}.parquet",
@@ -64,14 +64,14 @@ rule intphys_metadata:
     conda:
         "../envs/psybench.yaml"
     params:
-        code=INTPHYS_CODE["ingest"],
+        code_hash=INTPHYS_CODE["ingest"],
     script:
         "../scripts/intphys_metadata.py"
 
 
 rule intphys_train:
     input:
-        stores=intphys_train_stores,
+        stores=get_intphys_train_stores,
     output:
         weights="results/intphys/train/nextframe.npz",
     log:
@@ -83,14 +83,14 @@ rule intphys_train:
         mem_mb=2000,
     params:
         train=INTPHYS["train"],
-        code=INTPHYS_CODE["train"],
+        code_hash=INTPHYS_CODE["train"],
     script:
         "../scripts/intphys_train.py"
 
 
 rule intphys_predict:
     input:
-        unpack(intphys_predict_input),
+        unpack(get_intphys_predict_input),
     output:
         predictions="results/intphys/{model}/predictions/shard_{shard}.csv",
     log:
@@ -101,15 +101,15 @@ rule intphys_predict:
         "../envs/psybench.yaml"
     threads: 1
     params:
-        model=intphys_model_entry,
-        code=intphys_model_code,
+        model=get_intphys_model_entry,
+        code_hash=get_intphys_model_code,
     script:
         "../scripts/intphys_predict.py"
 
 
-rule intphys_score:
+rule intphys_scores:
     input:
-        unpack(intphys_score_input),
+        unpack(get_intphys_score_input),
     output:
         scores="results/intphys/{model}/scores.csv",
         parquet="results/intphys/{model}/scores.parquet",
@@ -123,9 +123,9 @@ rule intphys_score:
     params:
         n_boot=INTPHYS["n_boot"],
         seed=INTPHYS["seed"],
-        code=INTPHYS_CODE["scores"],
+        code_hash=INTPHYS_CODE["scores"],
     script:
-        "../scripts/intphys_score.py"
+        "../scripts/intphys_scores.py"
 
 
 rule intphys_all:

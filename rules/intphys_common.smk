@@ -47,28 +47,28 @@ def intphys_shards(split):
     return shard_ids(count_movies(INTPHYS_ROOT, split, generator=generator), INTPHYS["shard_size"])
 
 
-def intphys_shard_tables(wildcards):
+def get_intphys_shard_tables(wildcards):
     return expand(
         "results/intphys/stores/{split}/shard_{shard}.csv", split=wildcards.split, shard=intphys_shards(wildcards.split)
     )
 
 
-def intphys_train_stores(wildcards):
+def get_intphys_train_stores(wildcards):
     split = INTPHYS["train_split"]
     return expand("results/intphys/stores/{split}/shard_{shard}.zarr", split=split, shard=intphys_shards(split))
 
 
-def intphys_model_entry(wildcards):
+def get_intphys_model_entry(wildcards):
     """The model's config entry ``{name, algorithm | callable, params}`` (resolved again by the job)."""
     return next(dict(m) for m in INTPHYS["models"] if m["name"] == wildcards.model)
 
 
-def intphys_model_code(wildcards):
+def get_intphys_model_code(wildcards):
     model_module = INTPHYS_MODELS[wildcards.model].algorithm.function.__module__
     return code_hash(["psybench.intphys.models", "psybench.registry", "psybench.io", model_module])
 
 
-def intphys_predict_input(wildcards):
+def get_intphys_predict_input(wildcards):
     split = INTPHYS["eval_split"]
     inputs = {
         "store": f"results/intphys/stores/{split}/shard_{wildcards.shard}.zarr",
@@ -80,7 +80,7 @@ def intphys_predict_input(wildcards):
     return inputs
 
 
-def intphys_score_input(wildcards):
+def get_intphys_score_input(wildcards):
     split = INTPHYS["eval_split"]
     inputs = {"metadata": f"results/intphys/metadata/{split}.csv"}
     if wildcards.model in INTPHYS_EXTERNAL:

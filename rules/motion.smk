@@ -19,7 +19,7 @@ rule motion_stimuli:
         "../envs/psybench.yaml"
     params:
         name="{stimulus}",
-        spec=get_stimulus_spec,
+        spec=get_motion_stimulus_spec,
         display=dict(config["display"]),
         code_hash=MOTION_CODE["stimuli"],
     script:
@@ -41,15 +41,15 @@ rule motion_responses:
         mem_mb=2000,
         runtime=30,
     params:
-        model=get_model_description,
-        code_hash=get_model_code_hash,
+        model=get_motion_model_description,
+        code_hash=get_motion_model_code_hash,
     script:
         "../scripts/motion_responses.py"
 
 
 rule motion_readouts:
     input:
-        responses=get_model_responses,
+        responses=get_motion_model_responses,
     output:
         stores=directory(expand("results/readouts/{{model}}/{stimulus}.zarr", stimulus=MOTION_STIMULI)),
     log:
@@ -65,7 +65,7 @@ rule motion_readouts:
 
 rule motion_scores:
     input:
-        readouts=get_model_readouts,
+        readouts=get_motion_model_readouts,
         literature=config["literature"],
     output:
         scores="results/scores/motion/{model}.csv",
@@ -99,7 +99,7 @@ rule motion_table1:
             subcategory="Pareto",
         ),
     log:
-        "logs/aggregate/motion.log",
+        "logs/motion/table1.log",
     conda:
         "../envs/psybench.yaml"
     params:
@@ -130,7 +130,7 @@ rule motion_figures_stimuli:
 
 rule motion_figures_flow:
     input:
-        responses=get_flow_figure_responses,
+        responses=get_motion_flow_figure_responses,
     output:
         report(
             "results/figures/motion/{model}_flow.png",
@@ -150,7 +150,7 @@ rule motion_figures_flow:
 
 rule motion_figures_direction_error:
     input:
-        readouts=get_model_readouts,
+        readouts=get_motion_model_readouts,
         fits="results/fits/motion/{model}.csv",
         scores="results/scores/motion/{model}.csv",
     output:
@@ -207,3 +207,8 @@ rule motion_score_rows:
         code_hash=MOTION_CODE["score_rows"],
     script:
         "../scripts/motion_score_rows.py"
+
+
+rule motion_all:
+    input:
+        motion_targets(),

@@ -78,27 +78,27 @@ def get_motion_error_figure(wildcards):
     return "figures/motion/{model}_direction_error.png"
 
 
-def get_stimulus_spec(wildcards):
+def get_motion_stimulus_spec(wildcards):
     return MOTION_STIMULI[wildcards.stimulus]
 
 
-def get_model_description(wildcards):
+def get_motion_model_description(wildcards):
     return MOTION_MODELS[wildcards.model].to_attrs()
 
 
-def get_model_code_hash(wildcards):
+def get_motion_model_code_hash(wildcards):
     return MOTION_MODEL_CODE[wildcards.model]
 
 
-def get_model_responses(wildcards):
+def get_motion_model_responses(wildcards):
     return expand("results/responses/{model}/{stimulus}.zarr", model=wildcards.model, stimulus=MOTION_STIMULI)
 
 
-def get_model_readouts(wildcards):
+def get_motion_model_readouts(wildcards):
     return expand("results/readouts/{model}/{stimulus}.zarr", model=wildcards.model, stimulus=MOTION_STIMULI)
 
 
-def get_flow_figure_responses(wildcards):
+def get_motion_flow_figure_responses(wildcards):
     """One response per experiment family, for the flow-field figure."""
     firsts = {}
     for name, stimulus in MOTION_STIMULI.items():

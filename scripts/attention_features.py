@@ -11,4 +11,4 @@ from psybench.attention.features import write_feature_store  # noqa: E402
 write_feature_store(snakemake.input.stimulus, snakemake.output.store,  # noqa: F821
                     model=snakemake.params.family, chunk_frames=snakemake.params.chunk_frames,  # noqa: F821
                     lags_ms=snakemake.params.lags_ms, num_workers=snakemake.threads,  # noqa: F821
-                    code_hash=snakemake.params.code, **snakemake.params.params)  # noqa: F821
+                    code_hash=snakemake.params.code_hash, **snakemake.params.params)  # noqa: F821

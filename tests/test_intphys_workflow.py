@@ -73,7 +73,7 @@ def test_dry_run_plans_shards_of_a_real_tree(harness, tmp_path):
     counts = {m.group(1): int(m.group(2)) for m in re.finditer(r"^(intphys_\w+)\s+(\d+)$", out, re.M)}
     assert counts["intphys_ingest"] == 10
     assert counts["intphys_predict"] == 5 * 5  # 5 models x 5 dev shards
-    assert counts["intphys_train"] == 1 and counts["intphys_score"] == 5 and "intphys_generate" not in counts
+    assert counts["intphys_train"] == 1 and counts["intphys_scores"] == 5 and "intphys_generate" not in counts
 
 
 # A user model outside psybench that tries every way to the labels: attributes of the

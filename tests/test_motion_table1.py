@@ -2,7 +2,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from psybench.motion.table1 import aggregate_motion, motion_pareto, table1, table1_markdown
+from psybench.motion.table1 import write_table1, motion_pareto, table1, table1_markdown
 
 
 def _scores(model, passed, errors):
@@ -19,7 +19,7 @@ def test_table1_order_markdown_and_pareto(tmp_path):
         p = tmp_path / f"{df['model'][0]}.csv"
         df.to_csv(p, index=False)
         paths.append(p)
-    t1 = aggregate_motion(
+    t1 = write_table1(
         paths, table_csv=tmp_path / "t.csv", markdown=tmp_path / "t.md", pareto_csv=tmp_path / "p.csv"
     )
     assert list(t1.columns) == ["experiment", "model", "passed", "error"]
@@ -56,8 +56,8 @@ def test_bad_score_table_named():
 def test_experiment_list_is_defined_once():
     from psybench.motion import EXPERIMENTS
     from psybench.motion.criteria import SCORERS
-    from psybench.registry import BENCHMARKS
+    from psybench.registry import benchmarks
 
-    motion = next(b for b in BENCHMARKS if b.track == "motion")
+    motion = next(b for b in benchmarks() if b.track == "motion")
     assert motion.experiments is EXPERIMENTS
     assert tuple(SCORERS) == EXPERIMENTS

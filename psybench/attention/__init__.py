@@ -32,4 +32,14 @@ BIBTEX = """@article{shic2007behavioral,
   journal = {International Journal of Computer Vision},
   volume  = {73}, number = {2}, pages = {159--177}, year = {2007}}"""
 
-__all__ = ["BIBTEX"]
+#: Identifier of the benchmark, and the paper it comes from (Brain-Score style provenance).
+BENCHMARK = "gaze_attention"
+PAPER = (
+    "Shic & Scassellati (2007) A behavioral analysis of computational models of visual "
+    "attention, IJCV 73(2):159-177"
+)
+#: What the track scores: the paper's Table 1 and the standard saliency metrics.
+EXPERIMENTS: tuple[str, ...] = ("table1", "saliency_metrics")
+METRICS: tuple[str, ...] = ("median_rank_percentile", "auc_judd", "auc_borji", "sauc", "nss", "cc", "kl", "sim", "ig")
+
+__all__ = ["BENCHMARK", "PAPER", "BIBTEX", "EXPERIMENTS", "METRICS"]

@@ -31,4 +31,20 @@ scores
 
 from psybench.intphys.ingest import IntPhysFormatError
 
-__all__ = ["IntPhysFormatError"]
+#: Identifier of the benchmark, and the paper it comes from (Brain-Score style provenance).
+BENCHMARK = "intphys_v1"
+PAPER = (
+    "Riochet, Castro, Bernard, Lerer, Fergus, Izard & Dupoux (2018) IntPhys: a framework and "
+    "benchmark for visual intuitive physics reasoning (IntPhys V1.0)"
+)
+BIBTEX = (
+    "@article{riochet2018intphys, title={IntPhys: A framework and benchmark for visual "
+    "intuitive physics reasoning}, author={Riochet, R. and Castro, M. Y. and Bernard, M. and "
+    "Lerer, A. and Fergus, R. and Izard, V. and Dupoux, E.}, journal={arXiv:1803.07616}, year={2018}}"
+)
+#: The three blocks of the dev/test sets (object permanence, shape and continuity constancy).
+EXPERIMENTS: tuple[str, ...] = ("O1", "O2", "O3")
+METRICS: tuple[str, ...] = ("L_R", "L_R_strict", "L_A")
+
+
+__all__ = ["BENCHMARK", "PAPER", "BIBTEX", "EXPERIMENTS", "METRICS", "IntPhysFormatError"]

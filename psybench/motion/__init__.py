@@ -22,10 +22,16 @@ defined once here, and the citation.
 
 from __future__ import annotations
 
-__all__ = ["EXPERIMENTS", "EXPERIMENT_LABELS", "PAPER", "BIBTEX"]
+__all__ = ["BENCHMARK", "EXPERIMENTS", "EXPERIMENT_LABELS", "METRICS", "PAPER", "BIBTEX"]
+
+#: Identifier of the benchmark (Brain-Score style provenance).
+BENCHMARK = "motion_psychobench"
 
 #: The four experiments of RR-7317 Table 1, in the table's order.
 EXPERIMENTS: tuple[str, ...] = ("barberpole", "diamonds", "dashed_bars", "grating_size")
+
+#: What each experiment's rows hold: the verdict, the continuous error, the Gaussian score (eq. 1).
+METRICS: tuple[str, ...] = ("passed", "error", "gaussian_score")
 
 #: Row labels of RR-7317 Table 1.
 EXPERIMENT_LABELS: dict[str, str] = {

@@ -28,7 +28,7 @@ from psybench.io.atomic import atomic_output
 from psybench.io.tables import write_table
 from psybench.motion import EXPERIMENT_LABELS, EXPERIMENTS
 
-__all__ = ["EXPERIMENTS", "EXPERIMENT_LABELS", "table1", "table1_markdown", "motion_pareto", "aggregate_motion"]
+__all__ = ["EXPERIMENTS", "EXPERIMENT_LABELS", "table1", "table1_markdown", "motion_pareto", "write_table1"]
 
 TABLE1_COLUMNS = ["experiment", "model", "passed", "error"]
 
@@ -88,7 +88,7 @@ def motion_pareto(table: pd.DataFrame) -> pd.DataFrame:
     return out.rename(columns={c: f"error_{c}" for c in criteria})
 
 
-def aggregate_motion(
+def write_table1(
     score_csvs: Sequence[str | os.PathLike],
     *,
     table_csv: str | os.PathLike,

@@ -1,4 +1,4 @@
-"""Snakemake script of rule attention_stimulus: render or ingest one movie."""
+"""Snakemake script of rule attention_stimuli: render or ingest one movie."""
 import sys
 
 sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
