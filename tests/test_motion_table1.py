@@ -2,7 +2,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from psybench.motion.table1 import write_table1, motion_pareto, table1, table1_markdown
+from psybench.motion.table1 import motion_pareto, table1, table1_markdown, write_table1
 
 
 def _scores(model, passed, errors):

@@ -260,7 +260,10 @@ def mean_half_differential_error(err_cw, err_ccw):
 def _truth_direction(stimulus: dict, where: str) -> float:
     truth = stimulus.get("truth")
     if not isinstance(truth, dict) or "direction_deg" not in truth:
-        raise ValueError(f"{where}: stimulus attributes lack 'truth.direction_deg' (written by psybench.motion.stimuli.store.write_stimulus)")
+        raise ValueError(
+            f"{where}: stimulus attributes lack 'truth.direction_deg' "
+            "(written by psybench.motion.stimuli.store.write_stimulus)"
+        )
     return float(truth["direction_deg"])
 
 
