@@ -251,8 +251,6 @@ def test_aggregation_imports_no_track_code():
     root = Path(psybench.__file__).parent
     for pkg in ("aggregate", "report"):
         for f in sorted((root / pkg).glob("*.py")):
-            if f.name == "motion.py":  # motion's Table 1 and figures, moving to psybench/motion/
-                continue
             tree = ast.parse(f.read_text())
             names = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
             names += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]

@@ -1,4 +1,4 @@
-"""Report stage: the HTML leaderboard pages (results/report/), rendered, never computed.
+"""Report stage: the HTML leaderboard pages of a run, rendered, never computed.
 
 * :mod:`psybench.report.site` renders the pages from the Jinja2 templates in
   ``report/templates/`` and the page data that ``aggregate_leaderboards`` wrote
