@@ -115,14 +115,15 @@ def check_schema(config: dict[str, Any], *, schema_path: str | Path = SCHEMA_PAT
 
 
 def resolve_models(config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """Every track's models of a validated config, resolved once: ``{track: {name: ModelSpec}}``.
+    """Every enabled track's models of a validated config, resolved once: ``{track: {name: ModelSpec}}``.
 
     The workflow calls this once while the Snakefile is parsed (rules/common.smk), so
     a bad model entry of any track fails before any job, naming its key.
     """
     from psybench.registry import TRACKS
 
-    return {track: track_models(config, track) for track in TRACKS if track in config}
+    enabled = config.get("tracks", TRACKS)
+    return {track: track_models(config, track) for track in TRACKS if track in config and track in enabled}
 
 
 def _check_intphys_root(section: Mapping[str, Any]) -> None:

@@ -71,7 +71,7 @@ DEFAULT_KIND = {track: kinds[0] for track, kinds in TRACK_KINDS.items()}
 # decorated with :func:`register`.
 ENTRY_POINT_GROUP = "psybench.models"
 _ALGORITHMS: dict[str, Algorithm] = {}
-_LOADED = False
+_LOADED: set[str] = set()  # tracks whose built-in modules are imported ("plugins": entry points too)
 # Modules whose import registers psybench's built-in algorithms, by track.
 _BUILTIN_MODULES = {
     # motion: classic optical flow and the bio-inspired models
@@ -183,16 +183,22 @@ def register(
     return deco
 
 
-def _load_builtins() -> None:
-    """Import the built-in model modules of every track, then installed plugins (once)."""
-    global _LOADED
-    if _LOADED:
-        return
-    _LOADED = True
-    for modules in _BUILTIN_MODULES.values():
-        for mod in modules:
+def _load_builtins(track: str | None = None) -> None:
+    """Import the built-in model modules of ``track`` (default: every track), then installed plugins.
+
+    Each module is imported once. Loading one track only keeps the start-up of a
+    job light (the IntPhys models alone take about 2 s to import): a motion job
+    resolving its model needs the motion modules, not the others.
+    """
+    for name in [track] if track is not None else list(_BUILTIN_MODULES):
+        if name in _LOADED:
+            continue
+        _LOADED.add(name)
+        for mod in _BUILTIN_MODULES.get(name, ()):
             importlib.import_module(mod)
-    _load_entry_points()
+    if "plugins" not in _LOADED:
+        _LOADED.add("plugins")
+        _load_entry_points()
 
 
 def _load_entry_points() -> None:
@@ -220,9 +226,15 @@ def _load_entry_points() -> None:
             _ALGORITHMS[name] = dataclasses.replace(_ALGORITHMS[name], source=f"plugin:{ep.value}")
 
 
-def get_algorithm(name: str) -> Algorithm:
-    """The registered algorithm ``name`` (built in or from a plugin); :class:`ModelError` lists the known ones."""
-    _load_builtins()
+def get_algorithm(name: str, *, track: str | None = None) -> Algorithm:
+    """The registered algorithm ``name`` (built in or from a plugin); :class:`ModelError` lists the known ones.
+
+    With ``track``, that track's modules are imported first, and the others only if
+    ``name`` is not found there (to name it, or to report which track it belongs to).
+    """
+    _load_builtins(track)
+    if name not in _ALGORITHMS:
+        _load_builtins()
     try:
         return _ALGORITHMS[name]
     except KeyError:
@@ -231,7 +243,7 @@ def get_algorithm(name: str) -> Algorithm:
 
 def list_algorithms(track: str | None = None) -> list[Algorithm]:
     """Every registered algorithm (of ``track``, if given), sorted by track and name."""
-    _load_builtins()
+    _load_builtins(track)
     algos = sorted(_ALGORITHMS.values(), key=lambda a: (TRACKS.index(a.track) if a.track in TRACKS else 99, a.name))
     return [a for a in algos if track is None or a.track == track]
 
@@ -297,7 +309,7 @@ def resolve_model(entry: Mapping[str, Any], *, track: str | None = None) -> Mode
         raise ModelError(f"model {name!r}: give 'algorithm' or 'callable', not both")
     if "algorithm" in entry:
         try:
-            algo = get_algorithm(entry["algorithm"])
+            algo = get_algorithm(entry["algorithm"], track=track)
         except ModelError as exc:
             raise ModelError(f"model {name!r}: {exc}") from None
     elif "callable" in entry:

@@ -13,7 +13,7 @@ from psybench.provenance import code_hash
 INTPHYS = config["intphys"]
 INTPHYS_ROOT = str(INTPHYS["data_root"])
 # {name: ModelSpec}; a config in another shape fails here, before any job, naming intphys.models
-INTPHYS_MODELS = MODELS["intphys"]
+INTPHYS_MODELS = MODELS.get("intphys", {})
 INTPHYS_EXTERNAL = list(INTPHYS["external_answers"])
 if set(INTPHYS_MODELS) & set(INTPHYS_EXTERNAL):
     raise ConfigError(

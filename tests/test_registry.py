@@ -31,7 +31,7 @@ def _install(tmp_path, monkeypatch, entry_point: str, module: str = PLUGIN) -> N
     (dist / "entry_points.txt").write_text(f"[psybench.models]\n{entry_point}\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     # a fresh registry state, so the plugin is looked up (and the real one is restored after)
-    monkeypatch.setattr(registry, "_LOADED", False)
+    monkeypatch.setattr(registry, "_LOADED", set())
     monkeypatch.setattr(registry, "_ALGORITHMS", dict(registry._ALGORITHMS))
 
 

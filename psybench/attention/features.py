@@ -72,7 +72,7 @@ def saliency_function(model: str | Callable[..., Any]) -> tuple[str, Callable[..
     if model not in known:
         raise ValueError(f"saliency model {model!r} is not one of {known} (the registered attention saliency "
                          "models) nor a 'package.module:function' path")
-    return model, get_algorithm(model).function
+    return model, get_algorithm(model, track="attention").function
 
 
 def channel_names(func: Callable[..., Any], n: int) -> list[str]:
