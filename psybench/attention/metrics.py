@@ -1,29 +1,21 @@
-"""Standard saliency metrics (beyond the paper), re-implemented from their definitions.
+"""Standard saliency metrics (beyond the paper) of the attention models, with a human ceiling.
 
-Definitions follow the MIT saliency benchmark code (cvzoya/saliency; Bylinskii et
-al. 2019, "What do different evaluation metrics tell us about saliency models?"),
-Per map (one frame):
-
-* AUC-Judd -- thresholds at the map values of the fixated cells; TP rate = fixated
-  cells above, FP rate = other cells above; trapezoid area. Departure: no random
-  jitter (ties counted as above), so scores are deterministic.
-* AUC-Borji -- negatives are ``n_fix`` cells drawn uniformly (with replacement), as
-  many as fixations; thresholds from 0 to the maximum in steps of ``step`` (0.1) of
-  the map scaled to [0, 1]; mean over ``n_splits`` (100) draws (seeded).
-* shuffled AUC -- negatives are the fixations of *other* frames (controls centre
-  bias). Computed as the exact rank AUC (Mann-Whitney, ties = 1/2), i.e.
-  ``sklearn.metrics.roc_auc_score``; MIT's code instead steps thresholds by 0.1.
-* NSS -- mean of the z-scored map (population SD, ddof = 0) at the fixations.
-* CC -- Pearson correlation between the map and the fixation density map.
-* KL -- ``sum Q log(eps + Q / (P + eps))``, P the map and Q the fixation density,
-  both normalised to sum 1, eps = 2.2204e-16 (lower is better).
-* SIM -- ``sum min(P, Q)`` of both sum-normalised maps.
-* information gain -- ``mean over fixations of log2(eps + P) - log2(eps + B)``,
-  P the min-max scaled map and B a centre-bias baseline (isotropic Gaussian), both
-  normalised to sum 1 (bits per fixation).
+The per-map metrics follow the MIT saliency benchmark's definitions on every map,
+tied maps included (Bylinskii et al. 2019, IEEE TPAMI 41(3); definitions, variants
+and the one departure in :mod:`~psybench.attention.map_metrics`). Here they are
+averaged over frames (:func:`score_frames`) and computed for every configured model
+(:func:`run_metrics`).
 
 The fixation density map is the fixation count map blurred by a Gaussian of
-``density_sigma`` cells (1 cell on the 40x30 grid).
+``density_sigma`` cells (1 cell on the 40x30 grid). The IG baseline is a centre-bias
+prior fixed in advance (:func:`centre_baseline`, not fitted to any gaze).
+
+Ceiling: the leave-one-observer-out gold standard (Kummerer, Wallis & Bethge 2015,
+PNAS 112(52), "gold standard"; Bylinskii et al. 2019 sec. 3): for each observer, the
+fixation density of the *other* observers on each frame is the map, scored with the
+same metrics against the held-out observer's gaze; the mean over observers is the
+movie's ceiling (:func:`loo_ceiling`), reported in the ``ceiling`` column next to
+every model's value.
 """
 
 from __future__ import annotations
@@ -37,6 +29,17 @@ import pandas as pd
 from scipy import ndimage
 
 from psybench.attention.defaults import DENSITY_SIGMA, IN_MEMORY_MB, LAGS_MS, MIN_DIST_FRAC, N_NEGATIVES, N_SPLITS, SEED
+from psybench.attention.map_metrics import (
+    EPS,
+    auc_borji,
+    auc_judd,
+    auc_shuffled,
+    cc,
+    information_gain,
+    kl_div,
+    nss,
+    similarity,
+)
 from psybench.attention.movies import load_movies
 from psybench.attention.tuning import (
     fisher_filter,
@@ -63,10 +66,11 @@ __all__ = [
     "fixation_density",
     "centre_baseline",
     "score_frames",
+    "loo_ceiling",
+    "observer_counts",
     "run_metrics",
 ]
 
-EPS = 2.2204e-16
 METRIC_DIRECTIONS = {
     "AUC-Judd": "higher",
     "AUC-Borji": "higher",
@@ -77,134 +81,6 @@ METRIC_DIRECTIONS = {
     "SIM": "higher",
     "IG": "higher",
 }
-
-
-def _unit(s: np.ndarray) -> np.ndarray:
-    s = np.asarray(s, np.float64)
-    lo, hi = s.min(), s.max()
-    return (s - lo) / (hi - lo) if hi > lo else np.zeros_like(s)
-
-
-def _mask(fix, shape) -> np.ndarray:
-    fix = np.asarray(fix)
-    if fix.shape != tuple(shape):
-        raise ValueError(f"fixation map of shape {fix.shape} does not match the saliency map {tuple(shape)}")
-    return fix > 0
-
-
-def auc_judd(saliency: np.ndarray, fixations: np.ndarray) -> float:
-    """AUC-Judd of a map given a fixation map (cells > 0 are fixated)."""
-    s = _unit(saliency).ravel()
-    f = _mask(fixations, np.shape(saliency)).ravel()
-    n_fix, n_pix = int(f.sum()), s.size
-    if n_fix == 0 or n_fix == n_pix:
-        return float("nan")
-    th = np.sort(s[f])[::-1]
-    above = (s[None, :] >= th[:, None]).sum(1)
-    tp = np.concatenate([[0.0], np.arange(1, n_fix + 1) / n_fix, [1.0]])
-    fp = np.concatenate([[0.0], (above - np.arange(1, n_fix + 1)) / (n_pix - n_fix), [1.0]])
-    return float(np.trapezoid(tp, fp))
-
-
-def auc_borji(
-    saliency: np.ndarray, fixations: np.ndarray, *, n_splits: int = N_SPLITS, step: float = 0.1, seed: int = SEED
-) -> float:
-    """AUC-Borji: uniformly sampled negatives, thresholds in steps of ``step``, mean over splits."""
-    s = _unit(saliency).ravel()
-    f = _mask(fixations, np.shape(saliency)).ravel()
-    pos = s[f]
-    n_fix = pos.size
-    if n_fix == 0:
-        return float("nan")
-    rng = np.random.default_rng(seed)
-    neg = s[rng.integers(0, s.size, size=(n_splits, n_fix))]
-    out = []
-    for k in range(n_splits):
-        th = np.arange(0.0, max(pos.max(), neg[k].max()) + step, step)[::-1]
-        tp = np.concatenate([[0.0], (pos[None] >= th[:, None]).mean(1), [1.0]])
-        fp = np.concatenate([[0.0], (neg[k][None] >= th[:, None]).mean(1), [1.0]])
-        out.append(np.trapezoid(tp, fp))
-    return float(np.mean(out))
-
-
-def _rank_auc(pos: np.ndarray, neg: np.ndarray) -> float:
-    """Mann-Whitney AUC: P(pos > neg) + P(pos = neg) / 2."""
-    pos = np.asarray(pos, np.float64)
-    neg = np.sort(np.asarray(neg, np.float64))
-    if pos.size == 0 or neg.size == 0:
-        return float("nan")
-    lower = np.searchsorted(neg, pos, side="left")
-    upper = np.searchsorted(neg, pos, side="right")
-    return float(np.mean((lower + 0.5 * (upper - lower)) / neg.size))
-
-
-def auc_shuffled(saliency: np.ndarray, fixations: np.ndarray, other_fixations: np.ndarray) -> float:
-    """Shuffled AUC: fixated cells vs the cells fixated on other frames (counts as multiplicity)."""
-    s = np.asarray(saliency, np.float64)
-    f = np.asarray(fixations)
-    o = np.asarray(other_fixations)
-    if f.shape != s.shape or o.shape != s.shape:
-        raise ValueError("auc_shuffled: saliency, fixations and other_fixations must share a shape")
-    pos = np.repeat(s.ravel(), np.maximum(f.ravel(), 0).astype(int))
-    neg = np.repeat(s.ravel(), np.maximum(o.ravel(), 0).astype(int))
-    return _rank_auc(pos, neg)
-
-
-def nss(saliency: np.ndarray, fixations: np.ndarray) -> float:
-    """Normalised scanpath saliency: mean z-score of the map at the fixated cells (each count once per fixation)."""
-    s = np.asarray(saliency, np.float64)
-    sd = s.std()
-    if sd == 0:
-        return float("nan")
-    z = (s - s.mean()) / sd
-    f = np.asarray(fixations)
-    if f.shape != s.shape:
-        raise ValueError(f"fixation map of shape {f.shape} does not match the saliency map {s.shape}")
-    w = np.maximum(f, 0).astype(np.float64)
-    return float((z * w).sum() / w.sum()) if w.sum() > 0 else float("nan")
-
-
-def cc(saliency: np.ndarray, density: np.ndarray) -> float:
-    """Pearson correlation coefficient between the map and a fixation density map."""
-    a = np.asarray(saliency, np.float64).ravel()
-    b = np.asarray(density, np.float64).ravel()
-    a = a - a.mean()
-    b = b - b.mean()
-    den = np.sqrt((a * a).sum() * (b * b).sum())
-    return float((a * b).sum() / den) if den > 0 else float("nan")
-
-
-def _sum1(m):
-    m = np.asarray(m, np.float64)
-    t = m.sum()
-    return m / t if t > 0 else np.full_like(m, 1.0 / m.size)
-
-
-def kl_div(saliency: np.ndarray, density: np.ndarray) -> float:
-    """KL divergence of the fixation density Q from the map P (both sum-normalised; lower is better)."""
-    P = _sum1(np.maximum(saliency, 0) if np.min(saliency) >= 0 else _unit(saliency))
-    Q = _sum1(density)
-    return float((Q * np.log(EPS + Q / (P + EPS))).sum())
-
-
-def similarity(saliency: np.ndarray, density: np.ndarray) -> float:
-    """SIM: histogram intersection of the sum-normalised map and fixation density."""
-    P = _sum1(_unit(saliency))
-    Q = _sum1(density)
-    return float(np.minimum(P, Q).sum())
-
-
-def information_gain(saliency: np.ndarray, fixations: np.ndarray, baseline: np.ndarray) -> float:
-    """Information gain (bits per fixation) of the map over ``baseline`` at the fixated cells."""
-    P = _sum1(_unit(saliency))
-    B = _sum1(baseline)
-    f = np.maximum(np.asarray(fixations), 0).astype(np.float64)
-    if f.shape != P.shape:
-        raise ValueError(f"fixation map of shape {f.shape} does not match the saliency map {P.shape}")
-    if f.sum() == 0:
-        return float("nan")
-    gain = np.log2(EPS + P) - np.log2(EPS + B)
-    return float((gain * f).sum() / f.sum())
 
 
 def fixation_density(counts: np.ndarray, *, sigma: float = DENSITY_SIGMA) -> np.ndarray:
@@ -237,8 +113,10 @@ def score_frames(
         Saliency maps.
     counts : ndarray, shape (T, H, W)
         Fixation counts per cell (observers gazing there); frames without any
-        fixation are skipped. The shuffled-AUC negatives of frame t are the
-        fixations of all other frames.
+        fixation are skipped. The shuffled-AUC negatives of frame t are the cells
+        fixated on all other frames.
+    seed : int
+        The random draws of AUC-Borji and sAUC on frame t use ``seed + t``.
 
     Returns
     -------
@@ -259,7 +137,7 @@ def score_frames(
         vals = {
             "AUC-Judd": auc_judd(s, f),
             "AUC-Borji": auc_borji(s, f, n_splits=n_splits, seed=seed + t),
-            "sAUC": auc_shuffled(s, f, total - f),
+            "sAUC": auc_shuffled(s, f, total - f, n_splits=n_splits, seed=seed + t),
             "NSS": nss(s, f),
             "CC": cc(s, dens),
             "KL": kl_div(s, dens),
@@ -268,7 +146,59 @@ def score_frames(
         }
         for k, v in vals.items():
             rows[k].append(v)
-    return {k: float(np.nanmean(v)) if len(v) and np.isfinite(v).any() else float("nan") for k, v in rows.items()}
+    return {k: _nanmean(v) for k, v in rows.items()}
+
+
+def _nanmean(values) -> float:
+    v = np.asarray(values, np.float64)
+    return float(np.nanmean(v)) if np.isfinite(v).any() else float("nan")
+
+
+def loo_ceiling(
+    observer_counts: np.ndarray,
+    *,
+    density_sigma: float = DENSITY_SIGMA,
+    n_splits: int = N_SPLITS,
+    seed: int = SEED,
+) -> dict[str, float]:
+    """Leave-one-observer-out ceiling: the others' fixation density predicting each observer.
+
+    Parameters
+    ----------
+    observer_counts : ndarray, shape (N, T, H, W)
+        Fixation counts of each of N >= 2 observers per frame and cell.
+
+    Returns
+    -------
+    dict metric name -> mean over observers of :func:`score_frames` of the map
+    ``fixation_density(sum of the other observers' counts)`` against the held-out
+    observer's counts (frames the others never fixate give no map and are skipped).
+    """
+    oc = np.asarray(observer_counts, np.float64)
+    if oc.ndim != 4 or oc.shape[0] < 2:
+        raise ValueError(f"loo_ceiling needs (N >= 2, T, H, W) observer counts, got shape {oc.shape}")
+    total = oc.sum(0)
+    per_obs: dict[str, list[float]] = {k: [] for k in METRIC_DIRECTIONS}
+    for o in range(oc.shape[0]):
+        rest = total - oc[o]
+        held = np.where(rest.sum((1, 2))[:, None, None] > 0, oc[o], 0.0)
+        maps = np.stack([fixation_density(r, sigma=density_sigma) for r in rest])
+        for k, v in score_frames(maps, held, density_sigma=density_sigma, n_splits=n_splits, seed=seed).items():
+            per_obs[k].append(v)
+    return {k: _nanmean(v) for k, v in per_obs.items()}
+
+
+def observer_counts(movie, frames: np.ndarray) -> np.ndarray:
+    """Valid gaze of each observer of ``movie`` as fixation counts, shape (N, len(frames), H, W)."""
+    _T, H, W, _C = movie.shape
+    g = movie.gaze[movie.gaze["valid"].astype(bool)]
+    g = g[g["frame"].isin(frames)]
+    subjects = np.sort(movie.gaze["subject"].unique())
+    out = np.zeros((len(subjects), len(frames), H, W))
+    r, c = gaze_cells(g["x"].to_numpy(), g["y"].to_numpy(), source_size=movie.source_size, grid_shape=(H, W))
+    np.add.at(out, (np.searchsorted(subjects, g["subject"].to_numpy()), np.searchsorted(frames, g["frame"].to_numpy()),
+                    r, c), 1)
+    return out
 
 
 def run_metrics(
@@ -296,11 +226,13 @@ def run_metrics(
     observers' gaze.
 
     Output columns: model, metric, value, direction ('higher'/'lower'), features,
-    L, tuning, train, test. ``model`` is ``"<features> L=<L> <tuning>"``.
+    L, tuning, train, test, ceiling (the leave-one-observer-out ceiling of the test
+    frames of the test movie, :func:`loo_ceiling`). ``model`` is ``"<features> L=<L> <tuning>"``.
     ``in_memory_mb``: see :func:`psybench.attention.movies.load_movie` (default
     :data:`~psybench.attention.defaults.IN_MEMORY_MB`).
     """
     rows = []
+    ceilings: dict[tuple[str, bool], dict[str, float]] = {}
     in_memory_mb = IN_MEMORY_MB if in_memory_mb is None else in_memory_mb
     movies = load_movies(feature_stores, gaze_tables, in_memory_mb=in_memory_mb)
     for model in models:
@@ -318,12 +250,11 @@ def run_metrics(
                 neg_all.append(Xo)
             w = fisher_filter(np.concatenate(pos_all), np.concatenate(neg_all))
             T, H, W, C = test.shape
-            counts = np.zeros((len(eval_frames), H, W))
-            g = test.gaze[test.gaze["valid"].astype(bool)]
-            g = g[g["frame"].isin(eval_frames)]
-            r, c = gaze_cells(g["x"].to_numpy(), g["y"].to_numpy(), source_size=test.source_size, grid_shape=(H, W))
-            k = np.searchsorted(eval_frames, g["frame"].to_numpy())
-            np.add.at(counts, (k, r, c), 1)
+            per_observer = observer_counts(test, eval_frames)
+            counts = per_observer.sum(0)
+            key = (te, te == tr)
+            if key not in ceilings:
+                ceilings[key] = loo_ceiling(per_observer, density_sigma=density_sigma, n_splits=n_splits, seed=seed)
             untuned = np.asarray(test.maps[eval_frames - lags[0]], np.float64).mean(-1)
             tuned = np.concatenate(
                 [
@@ -337,7 +268,7 @@ def run_metrics(
                     rows.append({
                         "model": f"{features} L={L} {tuning}", "metric": metric, "value": value,
                         "direction": METRIC_DIRECTIONS[metric], "features": features, "L": L,
-                        "tuning": tuning, "train": tr, "test": te,
+                        "tuning": tuning, "train": tr, "test": te, "ceiling": ceilings[key][metric],
                     })
     table = pd.DataFrame(rows)
     write_table(table, out)

@@ -1,0 +1,331 @@
+"""Per-map saliency metrics with the MIT saliency benchmark's definitions.
+
+Each function scores one map (one frame) and follows the MATLAB code of the MIT
+saliency benchmark (Bylinskii, Judd, Oliva, Torralba & Durand 2019, "What do
+different evaluation metrics tell us about saliency models?", IEEE TPAMI 41(3),
+sec. 3 and the benchmark's ``code_forMetrics``) on every map, tied and degenerate
+maps included. ``fixations`` is a fixation map of the same shape as the map; as in
+the MIT code it is used as a binary map (cells > 0 are fixated, each counted once).
+
+Defaults (the names the metrics table uses):
+
+* AUC-Judd (:func:`auc_judd`) -- thresholds at the map values of the fixated cells,
+  TP = fixated cells at or above, FP = other cells at or above, trapezoid area. MIT
+  breaks ties by adding ``U(0, 1e-7)`` jitter to the map; this function returns the
+  *expectation* of that score over the jitter, exactly (derivation in the Notes of
+  :func:`auc_judd`), so it is deterministic and free of sampling error.
+  :func:`auc_judd_jitter` is MIT's literal seeded jitter.
+* AUC-Borji (:func:`auc_borji`) -- map range-normalised; negatives are ``n_fix``
+  cells drawn uniformly with replacement; thresholds ``0:step:max``; mean over
+  ``n_splits`` draws.
+* sAUC (:func:`auc_shuffled`) -- as AUC-Borji, but the negatives are
+  ``min(n_fix, n_other)`` distinct cells fixated on other frames, drawn without
+  replacement.
+* NSS -- mean at the fixated cells of the map z-scored with the sample SD (ddof 1,
+  MATLAB's ``std``).
+* CC -- Pearson correlation of the map and the fixation density.
+* KL -- ``sum Q log(eps + Q / (P + eps))``, map and density each divided by its sum
+  (a zero map stays zero), eps = 2^-52 (MATLAB's ``eps``).
+* SIM -- ``sum min(P, Q)``, *both* the map and the fixation density range-normalised
+  to [0, 1] and then divided by their sum (a zero map stays zero).
+* IG -- mean over fixated cells of ``log2(eps + P) - log2(eps + B)``, map *and
+  baseline* range-normalised, then sum-normalised (Kummerer, Wallis & Bethge 2015,
+  PNAS 112(52); MIT's ``InfoGain.m``).
+
+Degenerate maps give what MIT's code gives: a constant map has no NSS, CC, SIM or
+IG (NaN), AUC-Borji/sAUC 0.5 and AUC-Judd (with jitter) above 0.5.
+
+Variants, under their own names (not in the default table):
+:func:`auc_judd_no_jitter` (ties counted as above, no jitter),
+:func:`auc_shuffled_rank` (exact Mann-Whitney rank AUC, ties 1/2, all other
+fixations with multiplicity), :func:`similarity_sum_normalised` and
+:func:`information_gain_sum_normalised` (no range normalisation of the density /
+baseline). The single departure from MIT: KL of a map with negative values (where
+MIT's ``KLdiv.m`` takes the log of a negative number) range-normalises the map first.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from psybench.attention.defaults import N_SPLITS, SEED
+
+__all__ = [
+    "EPS",
+    "JITTER",
+    "auc_judd",
+    "auc_judd_jitter",
+    "auc_judd_no_jitter",
+    "auc_borji",
+    "auc_shuffled",
+    "auc_shuffled_rank",
+    "nss",
+    "cc",
+    "kl_div",
+    "similarity",
+    "similarity_sum_normalised",
+    "information_gain",
+    "information_gain_sum_normalised",
+]
+
+#: MATLAB's ``eps`` (2^-52), the regulariser of KL and IG in the MIT code.
+EPS = float(np.finfo(np.float64).eps)
+#: Upper bound of MIT's AUC-Judd tie-breaking jitter (``rand / 10000000``).
+JITTER = 1e-7
+
+
+def _mask(fix, shape) -> np.ndarray:
+    fix = np.asarray(fix)
+    if fix.shape != tuple(shape):
+        raise ValueError(f"fixation map of shape {fix.shape} does not match the saliency map {tuple(shape)}")
+    return fix > 0
+
+
+def _range(s: np.ndarray) -> np.ndarray:
+    """Min-max scaling to [0, 1]; a constant map becomes NaN (MIT's 0/0)."""
+    s = np.asarray(s, np.float64)
+    lo, hi = s.min(), s.max()
+    return (s - lo) / (hi - lo) if hi > lo else np.full_like(s, np.nan)
+
+
+def _unit(s: np.ndarray) -> np.ndarray:
+    """Min-max scaling to [0, 1]; a constant map becomes 0 (where only the order matters)."""
+    s = np.asarray(s, np.float64)
+    lo, hi = s.min(), s.max()
+    return (s - lo) / (hi - lo) if hi > lo else np.zeros_like(s)
+
+
+def _sum1(m: np.ndarray) -> np.ndarray:
+    """Divide by the sum; a zero map stays zero (MIT's ``if any(map(:))``)."""
+    m = np.asarray(m, np.float64)
+    return m / m.sum() if m.any() else m
+
+
+def _range_sum1(m: np.ndarray) -> np.ndarray:
+    """MIT's distribution: range-normalised then sum-normalised; a zero map stays zero."""
+    m = np.asarray(m, np.float64)
+    return _sum1(_range(m)) if m.any() else m
+
+
+def _rank_auc(pos: np.ndarray, neg: np.ndarray) -> float:
+    """Mann-Whitney AUC: P(pos > neg) + P(pos = neg) / 2."""
+    pos = np.asarray(pos, np.float64)
+    neg = np.sort(np.asarray(neg, np.float64))
+    if pos.size == 0 or neg.size == 0:
+        return float("nan")
+    lower = np.searchsorted(neg, pos, side="left")
+    upper = np.searchsorted(neg, pos, side="right")
+    return float(np.mean((lower + 0.5 * (upper - lower)) / neg.size))
+
+
+def _judd_curve(s: np.ndarray, f: np.ndarray) -> float:
+    """Judd's ROC area of a flat map ``s`` and boolean mask ``f`` (ties counted as above)."""
+    n_fix, n_pix = int(f.sum()), s.size
+    th = np.sort(s[f])[::-1]
+    above = np.searchsorted(np.sort(s), th, side="left")
+    above = n_pix - above
+    i = np.arange(1, n_fix + 1)
+    tp = np.concatenate([[0.0], i / n_fix, [1.0]])
+    fp = np.concatenate([[0.0], (above - i) / (n_pix - n_fix), [1.0]])
+    return float(np.trapezoid(tp, fp))
+
+
+def auc_judd(saliency: np.ndarray, fixations: np.ndarray) -> float:
+    """AUC-Judd: the expectation of MIT's jittered score, computed exactly.
+
+    Parameters
+    ----------
+    saliency : ndarray, shape (H, W)
+    fixations : ndarray, shape (H, W)
+        Fixation map; cells > 0 are fixated.
+
+    Returns
+    -------
+    float
+        NaN without fixations or without non-fixated cells.
+
+    Notes
+    -----
+    Once the jitter has made all values distinct, Judd's curve has a point at each
+    of the ``n`` fixated values; its trapezoids give every non-fixated cell that lies
+    above the lowest fixated value half a fixation more than the exact ROC area, so
+    ``AUC-Judd = AUC_MW + A / (2 n m)`` with ``AUC_MW`` the Mann-Whitney area, ``m`` the
+    non-fixated cells and ``A`` those above the lowest fixated value. Over random
+    tie-breaking, ``E[AUC_MW]`` counts tied pairs 1/2, and a non-fixated cell tied with
+    the ``k`` lowest fixated cells lies above the lowest of them with probability
+    ``k / (k + 1)``. This equals the mean of MIT's score wherever distinct map values
+    are more than the jitter (1e-7) apart.
+    """
+    s = np.asarray(saliency, np.float64).ravel()
+    f = _mask(fixations, np.shape(saliency)).ravel()
+    n, m = int(f.sum()), int((~f).sum())
+    if n == 0 or m == 0:
+        return float("nan")
+    pos, neg = s[f], s[~f]
+    low = pos.min()
+    k = int((pos == low).sum())
+    above = (neg > low).sum() + (neg == low).sum() * k / (k + 1)
+    return _rank_auc(pos, neg) + float(above) / (2 * n * m)
+
+
+def auc_judd_jitter(saliency: np.ndarray, fixations: np.ndarray, *, seed: int = SEED) -> float:
+    """MIT's AUC-Judd literally: ``U(0, 1e-7)`` jitter (seeded), range-normalise, Judd's curve."""
+    s = np.asarray(saliency, np.float64)
+    f = _mask(fixations, s.shape).ravel()
+    if not f.any() or f.all():
+        return float("nan")
+    s = _unit(s + np.random.default_rng(seed).random(s.shape) * JITTER).ravel()
+    return _judd_curve(s, f)
+
+
+def auc_judd_no_jitter(saliency: np.ndarray, fixations: np.ndarray) -> float:
+    """Variant: Judd's curve without jitter (tied cells all counted as above; may exceed an FP rate of 1)."""
+    s = np.asarray(saliency, np.float64)
+    f = _mask(fixations, s.shape).ravel()
+    if not f.any() or f.all():
+        return float("nan")
+    return _judd_curve(s.ravel(), f)
+
+
+def _stepped_auc(pos: np.ndarray, neg: np.ndarray, step: float) -> float:
+    """Borji's ROC area: thresholds ``0:step:max`` of a [0, 1] map, TP/FP at or above."""
+    top = max(pos.max(), neg.max())
+    th = np.arange(int(np.floor(top / step + 1e-9)) + 1)[::-1] * step if np.isfinite(top) else np.array([np.nan])
+    tp = np.concatenate([[0.0], (pos[None] >= th[:, None]).mean(1), [1.0]])
+    fp = np.concatenate([[0.0], (neg[None] >= th[:, None]).mean(1), [1.0]])
+    return float(np.trapezoid(tp, fp))
+
+
+def auc_borji(
+    saliency: np.ndarray, fixations: np.ndarray, *, n_splits: int = N_SPLITS, step: float = 0.1, seed: int = SEED
+) -> float:
+    """AUC-Borji (MIT's ``AUC_Borji.m``).
+
+    Negatives of split ``k``: ``default_rng(seed).integers(0, H * W, size=(n_splits,
+    n_fix))[k]`` (flat cell indices, with replacement); ``n_fix`` = fixated cells.
+    """
+    s = _range(saliency).ravel()
+    f = _mask(fixations, np.shape(saliency)).ravel()
+    pos = s[f]
+    if pos.size == 0:
+        return float("nan")
+    neg = s[np.random.default_rng(seed).integers(0, s.size, size=(n_splits, pos.size))]
+    return float(np.mean([_stepped_auc(pos, neg[k], step) for k in range(n_splits)]))
+
+
+def auc_shuffled(
+    saliency: np.ndarray,
+    fixations: np.ndarray,
+    other_fixations: np.ndarray,
+    *,
+    n_splits: int = N_SPLITS,
+    step: float = 0.1,
+    seed: int = SEED,
+) -> float:
+    """Shuffled AUC (MIT's ``AUC_shuffled.m``): negatives are cells fixated on other frames.
+
+    ``other_fixations`` is used as a binary map (its fixated cells ``ind``, in flat
+    order). Negatives of split ``k``: the first ``min(n_fix, len(ind))`` entries of
+    ``ind[rng.permutation(len(ind))]``, one permutation per split from
+    ``rng = default_rng(seed)``. NaN when no other cell is fixated.
+    """
+    s = _range(saliency).ravel()
+    shape = np.shape(saliency)
+    f = _mask(fixations, shape).ravel()
+    ind = np.flatnonzero(_mask(other_fixations, shape).ravel())
+    pos = s[f]
+    if pos.size == 0 or ind.size == 0:
+        return float("nan")
+    rng = np.random.default_rng(seed)
+    n_oth = min(pos.size, ind.size)
+    return float(np.mean([_stepped_auc(pos, s[ind[rng.permutation(ind.size)][:n_oth]], step)
+                          for _ in range(n_splits)]))
+
+
+def auc_shuffled_rank(saliency: np.ndarray, fixations: np.ndarray, other_fixations: np.ndarray) -> float:
+    """Variant: exact rank sAUC (Mann-Whitney, ties 1/2), fixations counted with multiplicity."""
+    s = np.asarray(saliency, np.float64)
+    f, o = np.asarray(fixations), np.asarray(other_fixations)
+    if f.shape != s.shape or o.shape != s.shape:
+        raise ValueError("auc_shuffled_rank: saliency, fixations and other_fixations must share a shape")
+    pos = np.repeat(s.ravel(), np.maximum(f.ravel(), 0).astype(int))
+    neg = np.repeat(s.ravel(), np.maximum(o.ravel(), 0).astype(int))
+    return _rank_auc(pos, neg)
+
+
+def nss(saliency: np.ndarray, fixations: np.ndarray) -> float:
+    """NSS: mean at the fixated cells of the map z-scored with the sample SD (ddof 1)."""
+    s = np.asarray(saliency, np.float64)
+    f = _mask(fixations, s.shape)
+    sd = s.std(ddof=1) if s.size > 1 else 0.0
+    if sd == 0 or not f.any():
+        return float("nan")
+    return float(((s - s.mean()) / sd)[f].mean())
+
+
+def cc(saliency: np.ndarray, density: np.ndarray) -> float:
+    """Pearson correlation coefficient between the map and a fixation density map."""
+    a = np.asarray(saliency, np.float64).ravel()
+    b = np.asarray(density, np.float64).ravel()
+    a = a - a.mean()
+    b = b - b.mean()
+    den = np.sqrt((a * a).sum() * (b * b).sum())
+    return float((a * b).sum() / den) if den > 0 else float("nan")
+
+
+def kl_div(saliency: np.ndarray, density: np.ndarray) -> float:
+    """KL divergence of the fixation density Q from the map P (lower is better)."""
+    s = np.asarray(saliency, np.float64)
+    P = _sum1(s if s.min() >= 0 else _unit(s))
+    Q = _sum1(density)
+    return float((Q * np.log(EPS + Q / (P + EPS))).sum())
+
+
+def similarity(saliency: np.ndarray, density: np.ndarray) -> float:
+    """SIM: histogram intersection of the map and the density, both range- then sum-normalised."""
+    P, Q = _range_sum1(saliency), _range_sum1(density)
+    if np.isnan(P).all() or np.isnan(Q).all():
+        return float("nan")
+    return float(np.minimum(P, Q).sum())
+
+
+def similarity_sum_normalised(saliency: np.ndarray, density: np.ndarray) -> float:
+    """Variant: SIM with the map range-normalised but the density only sum-normalised."""
+    P = _range_sum1(saliency)
+    return float(np.minimum(P, _sum1(density)).sum())
+
+
+def _gain(P: np.ndarray, B: np.ndarray, fixations) -> float:
+    f = _mask(fixations, P.shape)
+    if not f.any():
+        return float("nan")
+    return float((np.log2(EPS + P[f]) - np.log2(EPS + B[f])).mean())
+
+
+def information_gain(saliency: np.ndarray, fixations: np.ndarray, baseline: np.ndarray) -> float:
+    """Information gain (bits per fixated cell) of the map over ``baseline`` (MIT's ``InfoGain.m``).
+
+    Parameters
+    ----------
+    saliency, fixations, baseline : ndarray, shape (H, W)
+        Map, fixation map (cells > 0 fixated, each once) and baseline map (e.g.
+        :func:`psybench.attention.metrics.centre_baseline`); map and baseline are
+        range-normalised, then sum-normalised.
+    """
+    P = _sum1(_range(saliency))
+    B = _sum1(_range(baseline))
+    if P.shape != B.shape:
+        raise ValueError(f"baseline of shape {B.shape} does not match the saliency map {P.shape}")
+    return _gain(P, B, fixations)
+
+
+def information_gain_sum_normalised(saliency: np.ndarray, fixations: np.ndarray, baseline: np.ndarray) -> float:
+    """Variant: IG with the baseline only sum-normalised (its minimum kept), fixations weighted by count."""
+    P = _sum1(_range(saliency))
+    B = _sum1(baseline)
+    w = np.maximum(np.asarray(fixations), 0).astype(np.float64)
+    if w.shape != P.shape:
+        raise ValueError(f"fixation map of shape {w.shape} does not match the saliency map {P.shape}")
+    if w.sum() == 0:
+        return float("nan")
+    return float(((np.log2(EPS + P) - np.log2(EPS + B)) * w).sum() / w.sum())
