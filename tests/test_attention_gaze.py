@@ -71,8 +71,9 @@ def test_gazecom_loader(tmp_path):
     p = tmp_path / "AAF_beach.txt"
     p.write_text("gaze 1280 720\ngeometry distance 0.56 0.4 0.225\n1000000 640 360 1.0\n1004000 641 361 0.0\n")
     df = gz.load_gaze(p)
-    np.testing.assert_allclose(df["t_ms"], [0.0, 4.0])
+    np.testing.assert_allclose(df["t_ms"], [1000.0, 1004.0])  # as recorded (us -> ms), no onset subtraction
     assert df["valid"].tolist() == [True, False]
+    assert df.attrs["geometry"] == {"distance": 0.56, "width": 0.4, "height": 0.225}
     assert df.attrs["screen_px"] == [1280, 720]
     bad = tmp_path / "x.txt"
     bad.write_text("gaze 1280 720\n1000 1 2\n")

@@ -1,4 +1,4 @@
-"""Gaze file loaders: simple CSV, CRCNS eye-1, DIEM and GazeCom, to raw samples.
+"""Gaze file loaders: simple CSV, CRCNS eye-1, DIEM and GazeCom (``.coord`` and ARFF), to raw samples.
 
 Every loader returns raw samples (:data:`~psybench.attention.gaze.columns.SAMPLE_COLUMNS`)
 and raises :class:`GazeFormatError` naming the file and line of a malformed row.
@@ -9,15 +9,25 @@ Formats:
   ``valid``);
 * CRCNS eye-1 (``*.e-ceyeS``, the crcns.org data set eye-1):
   ``key = value`` header lines (``period = 240Hz``, ``ppd``, ``trash`` samples to
-  skip, optional ``cols``), ``#`` comments, then rows of 2, 3, 4, 7 or 8 columns
+  skip, optional ``cols`` naming the columns, e.g. ``cols = x y pd status``), ``#``
+  comments, then rows; without ``cols`` the columns go by count: 2, 3, 4, 7 or 8
   (x y [pd] [status] [targetx targety ampl interval]); status 2 (blink) and 3
   (saccade in blink) are invalid;
-* DIEM ``event_data`` txt (Mital et al. 2011): tab-separated rows ``frame lx ly
-  ldil levent rx ry rdil revent`` at the movie's frame rate (frames counted from
-  1); an eye is valid when its coordinates are finite and positive; the gaze is the
-  mean of valid eyes;
-* GazeCom (Dorr et al. 2010): ``gaze <w> <h>``, ``geometry distance <d> <w> <h>``
-  lines, then samples ``<t in us> <x> <y> <confidence>`` (250 Hz).
+* DIEM ``event_data`` txt (Mital, Smith, Hill & Henderson 2011, Cogn. Comput. 3):
+  rows ``frame lx ly ldil levent rx ry rdil revent`` at the movie's frame rate
+  (frames counted from 1) in screen pixels; an eye is valid when its event flag is
+  neither -1 (error) nor 0 (blink) and its coordinates are finite; the gaze is the
+  mean of the valid eyes. ``screen_px``/``movie_px`` map screen to movie pixels
+  (:func:`psybench.attention.gaze.tables.screen_to_movie`);
+* GazeCom (Dorr, Martinetz, Gegenfurtner & Barth 2010, J. Vis. 10(10)) ``.coord``:
+  ``gaze <w> <h>``, ``geometry distance <d> width <w> height <h>`` (metres; the
+  older unkeyed ``geometry distance <d> <w> <h>`` is read too), then samples
+  ``<t in us> <x> <y> <confidence>`` (250 Hz); GazeCom ARFF (as distributed with its
+  hand labels): ``%@METADATA <key> <value>`` lines, ``@ATTRIBUTE`` names (``time`` in
+  us, ``x``, ``y``, ``confidence``), ``@DATA`` rows separated by commas.
+
+Timestamps are kept as recorded (GazeCom's first sample is at 34 ms in a file that
+starts with the movie).
 """
 
 from __future__ import annotations
@@ -30,8 +40,9 @@ import numpy as np
 import pandas as pd
 
 from psybench.attention.gaze.columns import sample_table
+from psybench.attention.gaze.geometry import screen_to_movie
 
-__all__ = ["GazeFormatError", "load_csv", "load_crcns", "load_diem", "load_gazecom", "load_gaze"]
+__all__ = ["GazeFormatError", "load_csv", "load_crcns", "load_diem", "load_gazecom", "load_arff", "load_gaze"]
 
 
 class GazeFormatError(ValueError):
@@ -89,6 +100,9 @@ def load_csv(path: str | os.PathLike, *, movie: str | None = None) -> pd.DataFra
     return out
 
 
+#: DIEM event flags: -1 error, 0 blink, 1 fixation, 2 saccade (Mital et al. 2011).
+DIEM_EVENTS = {-1.0: "error", 0.0: "blink", 1.0: "fixation", 2.0: "saccade"}
+
 _HEADER_RE = re.compile(r"^\s*([A-Za-z_]+)\s*=\s*(.*?)\s*$")
 
 
@@ -107,6 +121,7 @@ def load_crcns(path: str | os.PathLike, *, subject: str | None = None, movie: st
     """
     path = Path(path)
     header: dict[str, str] = {}
+    cols_line = None
     rows: list[list[float]] = []
     ncols = None
     with open(path, encoding="utf-8", errors="replace") as fh:
@@ -117,9 +132,16 @@ def load_crcns(path: str | os.PathLike, *, subject: str | None = None, movie: st
             m = _HEADER_RE.match(line)
             if m:
                 header[m.group(1).lower()] = m.group(2)
+                if m.group(1).lower() == "cols":
+                    cols_line = lineno
                 continue
             toks = line.split()
-            if len(toks) not in (2, 3, 4, 7, 8):
+            if ncols is None and "cols" in header:
+                names = header["cols"].replace(",", " ").lower().split()
+                if "x" not in names or "y" not in names:
+                    raise GazeFormatError(path, cols_line, f"cols = {header['cols']!r} names no 'x' and 'y' column")
+                ncols = len(names)
+            if ncols is None and len(toks) not in (2, 3, 4, 7, 8):
                 raise GazeFormatError(path, lineno, f"{len(toks)} columns; CRCNS rows have 2, 3, 4, 7 or 8")
             if ncols is None:
                 ncols = len(toks)
@@ -136,12 +158,18 @@ def load_crcns(path: str | os.PathLike, *, subject: str | None = None, movie: st
         rate = float(m.group(1))
     trash = int(float(header.get("trash", 0) or 0))
     data = np.asarray(rows, float)[trash:]
-    x, y = data[:, 0], data[:, 1]
-    status = np.zeros(len(data), int)
-    if data.shape[1] == 3:
-        status = data[:, 2].astype(int)
-    elif data.shape[1] >= 4:
-        status = data[:, 3].astype(int)
+    if "cols" in header:
+        names = header["cols"].replace(",", " ").lower().split()
+        col = {n: i for i, n in enumerate(names)}
+        x, y = data[:, col["x"]], data[:, col["y"]]
+        status = data[:, col["status"]].astype(int) if "status" in col else np.zeros(len(data), int)
+    else:
+        x, y = data[:, 0], data[:, 1]
+        status = np.zeros(len(data), int)
+        if data.shape[1] == 3:
+            status = data[:, 2].astype(int)
+        elif data.shape[1] >= 4:
+            status = data[:, 3].astype(int)
     valid = ~np.isin(status, (2, 3))
     stem = path.name.split(".")[0]
     parts = stem.split("-", 1)
@@ -155,11 +183,21 @@ def load_crcns(path: str | os.PathLike, *, subject: str | None = None, movie: st
 
 
 def load_diem(
-    path: str | os.PathLike, *, subject: str | None = None, movie: str | None = None, frames_per_s: float = 30.0
+    path: str | os.PathLike,
+    *,
+    subject: str | None = None,
+    movie: str | None = None,
+    frames_per_s: float = 30.0,
+    screen_px: tuple[float, float] | None = None,
+    movie_px: tuple[float, float] | None = None,
+    fit: str = "contain",
 ) -> pd.DataFrame:
     """Load a DIEM ``event_data/<participant>_<video>.txt`` file (one row per frame).
 
     Time of row with frame number ``f`` (1-based) is ``(f - 1) * 1000 / frames_per_s``.
+    An eye's sample is invalid when its event flag is -1 (error) or 0 (blink). With
+    ``screen_px`` and ``movie_px`` (width, height) the screen coordinates are mapped
+    to the movie's pixels (the movie shown centred, scaled per ``fit``).
     """
     path = Path(path)
     frames, xs, ys, valid = [], [], [], []
@@ -174,8 +212,11 @@ def load_diem(
                     path, lineno, f"{len(toks)} fields; DIEM rows have 9 (frame lx ly ldil levent rx ry rdil revent)"
                 )
             v = [_float(path, lineno, t, "field") for t in toks]
-            eyes = [(v[1], v[2]), (v[5], v[6])]
-            good = [(ex, ey) for ex, ey in eyes if np.isfinite(ex) and np.isfinite(ey) and ex > 0 and ey > 0]
+            eyes = [(v[1], v[2], v[4]), (v[5], v[6], v[8])]
+            for ev in (v[4], v[8]):
+                if ev not in DIEM_EVENTS:
+                    raise GazeFormatError(path, lineno, f"event flag {ev:g} is not one of {sorted(DIEM_EVENTS)}")
+            good = [(ex, ey) for ex, ey, ev in eyes if ev > 0 and np.isfinite(ex) and np.isfinite(ey)]
             frames.append(v[0])
             if good:
                 xs.append(np.mean([g[0] for g in good]))
@@ -189,6 +230,11 @@ def load_diem(
         raise GazeFormatError(path, None, "no samples")
     stem = path.stem
     subj, _, mov = stem.partition("_")
+    xs, ys = np.asarray(xs, float), np.asarray(ys, float)
+    if (screen_px is None) != (movie_px is None):
+        raise ValueError(f"DIEM file {path}: give both screen_px and movie_px to map screen to movie pixels")
+    if screen_px is not None:
+        xs, ys = screen_to_movie(xs, ys, screen_px, movie_px, fit=fit)
     return sample_table(
         subject or subj, movie or mov or stem, (np.asarray(frames) - 1) * 1000.0 / frames_per_s, xs, ys, valid
     )
@@ -197,10 +243,12 @@ def load_diem(
 def load_gazecom(
     path: str | os.PathLike, *, subject: str | None = None, movie: str | None = None, min_confidence: float = 0.5
 ) -> pd.DataFrame:
-    """Load a GazeCom text file (``gaze w h``, ``geometry distance d w h``, samples ``t_us x y conf``).
+    """Load a GazeCom ``.coord`` file (``gaze w h``, ``geometry distance d width w height h``, samples).
 
-    Samples with ``confidence < min_confidence`` are invalid. ``attrs`` carries the
-    screen size in px and the geometry line's values.
+    Samples (``t_us x y confidence``) with ``confidence < min_confidence`` are
+    invalid; times are kept as recorded (us -> ms). ``attrs`` carries the screen size
+    in px (``screen_px``) and the geometry in metres (``geometry``: distance, width,
+    height).
     """
     path = Path(path)
     t, xs, ys, conf = [], [], [], []
@@ -217,7 +265,7 @@ def load_gazecom(
                 screen = [_float(path, lineno, s, "size") for s in toks[1:]]
                 continue
             if toks[0] == "geometry":
-                geometry = [_float(path, lineno, s, "geometry value") for s in toks[2:]] if len(toks) >= 3 else []
+                geometry = _geometry(path, lineno, toks[1:])
                 continue
             if len(toks) != 4:
                 raise GazeFormatError(
@@ -234,14 +282,88 @@ def load_gazecom(
         raise GazeFormatError(path, None, "no samples")
     t = np.asarray(t) / 1000.0
     stem = path.stem
-    df = sample_table(subject or stem, movie or stem, t - t[0], xs, ys, np.asarray(conf) >= min_confidence)
+    df = sample_table(subject or stem, movie or stem, t, xs, ys, np.asarray(conf) >= min_confidence)
     df.attrs["screen_px"] = screen
     df.attrs["geometry"] = geometry
     return df
 
 
+def _geometry(path, lineno, toks) -> dict[str, float]:
+    """``distance 0.45 width 0.4 height 0.225`` (key-value pairs) or ``distance 0.45 0.4 0.225``."""
+    if toks and all(t.isalpha() for t in toks[0::2]) and len(toks) % 2 == 0:
+        return {k.lower(): _float(path, lineno, v, f"geometry {k}") for k, v in zip(toks[0::2], toks[1::2])}
+    if toks and toks[0] == "distance" and len(toks) == 4:
+        vals = [_float(path, lineno, v, "geometry value") for v in toks[1:]]
+        return dict(zip(("distance", "width", "height"), vals))
+    raise GazeFormatError(path, lineno, f"geometry line {' '.join(toks)!r} is not 'distance <d> width <w> height <h>'")
+
+
+def load_arff(
+    path: str | os.PathLike, *, subject: str | None = None, movie: str | None = None, min_confidence: float = 0.5
+) -> pd.DataFrame:
+    """Load a GazeCom ARFF recording (``@ATTRIBUTE time/x/y/confidence``, ``@DATA`` rows).
+
+    Times are in us as recorded (-> ms); ``%@METADATA`` values (``width_px``,
+    ``height_px``, ``distance_mm``, ...) go to ``attrs["metadata"]``, and the screen
+    size in px to ``attrs["screen_px"]``. Extra attributes (hand labels) are ignored.
+    """
+    path = Path(path)
+    meta: dict[str, float] = {}
+    attrs: list[str] = []
+    rows: list[list[float]] = []
+    in_data = False
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        for lineno, raw in enumerate(fh, 1):
+            line = raw.strip()
+            if line.lower().startswith("%@metadata"):
+                parts = line.split()
+                if len(parts) != 3:
+                    raise GazeFormatError(path, lineno, "metadata line must be '%@METADATA <key> <value>'")
+                meta[parts[1].lower()] = _float(path, lineno, parts[2], f"metadata {parts[1]}")
+                continue
+            if not line or line.startswith("%"):
+                continue
+            low = line.lower()
+            if low.startswith("@attribute"):
+                parts = line.split()
+                if len(parts) < 3:
+                    raise GazeFormatError(path, lineno, "attribute line must be '@ATTRIBUTE <name> <type>'")
+                attrs.append(parts[1].lower())
+            elif low.startswith("@data"):
+                missing = [a for a in ("time", "x", "y") if a not in attrs]
+                if missing:
+                    raise GazeFormatError(path, lineno, f"ARFF lacks attribute(s) {missing}")
+                in_data = True
+            elif low.startswith("@relation"):
+                continue
+            elif not in_data:
+                raise GazeFormatError(path, lineno, "data row before '@DATA'")
+            else:
+                toks = [t.strip() for t in line.split(",")]
+                if len(toks) != len(attrs):
+                    raise GazeFormatError(path, lineno, f"{len(toks)} fields where @ATTRIBUTE declares {len(attrs)}")
+                rows.append([_float(path, lineno, toks[attrs.index(a)], a) if toks[attrs.index(a)] != "?"
+                             else np.nan for a in ("time", "x", "y")]
+                            + [_float(path, lineno, toks[attrs.index("confidence")], "confidence")
+                               if "confidence" in attrs else 1.0])
+    if not rows:
+        raise GazeFormatError(path, None, "no samples")
+    d = np.asarray(rows, float)
+    stem = path.stem
+    df = sample_table(subject or stem, movie or stem, d[:, 0] / 1000.0, d[:, 1], d[:, 2], d[:, 3] >= min_confidence)
+    df.attrs["metadata"] = meta
+    if "width_px" in meta and "height_px" in meta:
+        df.attrs["screen_px"] = [meta["width_px"], meta["height_px"]]
+    return df
+
+
 def load_gaze(path: str | os.PathLike, *, fmt: str = "auto", **kwargs) -> pd.DataFrame:
-    """Load a gaze file in ``fmt`` ('csv', 'crcns', 'diem', 'gazecom' or 'auto' by name/content)."""
+    """Load a gaze file in ``fmt`` ('csv', 'crcns', 'diem', 'gazecom', 'arff', 'table' or 'auto').
+
+    'auto' goes by the name (``.csv``, ``.e-ceyeS``, ``.arff``, ``.coord``) and then
+    the first line (``gaze <w> <h>``: GazeCom; else DIEM). 'table' is
+    :func:`psybench.attention.gaze.tables.load_table` (keyword ``columns`` required).
+    """
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"gaze file {path} does not exist")
@@ -250,11 +372,18 @@ def load_gaze(path: str | os.PathLike, *, fmt: str = "auto", **kwargs) -> pd.Dat
             fmt = "csv"
         elif path.name.endswith(".e-ceyeS") or path.suffix == ".e-ceyeS":
             fmt = "crcns"
+        elif path.suffix.lower() == ".arff":
+            fmt = "arff"
+        elif path.suffix.lower() == ".coord":
+            fmt = "gazecom"
         else:
             with open(path, encoding="utf-8", errors="replace") as fh:
                 first = next((ln.strip() for ln in fh if ln.strip() and not ln.startswith(("#", "%"))), "")
             fmt = "gazecom" if first.startswith("gaze ") else "diem"
-    loaders = {"csv": load_csv, "crcns": load_crcns, "diem": load_diem, "gazecom": load_gazecom}
+    from psybench.attention.gaze.tables import load_table  # tables imports GazeFormatError from here
+
+    loaders = {"csv": load_csv, "crcns": load_crcns, "diem": load_diem, "gazecom": load_gazecom,
+               "arff": load_arff, "table": load_table}
     if fmt not in loaders:
         raise ValueError(f"gaze format {fmt!r} for {path} is not one of {sorted(loaders)}")
     return loaders[fmt](path, **kwargs)

@@ -19,6 +19,19 @@ from psybench.io.tables import write_table
 __all__ = ["write_gaze_table"]
 
 
+def _loader_options(movie: str, spec: Mapping[str, Any], fmt: str) -> dict[str, Any]:
+    """Keyword arguments of the loader: the column mapping and screen geometry of the config entry."""
+    screen = spec.get("screen") or {}
+    if fmt == "table":
+        if not spec.get("gaze_columns"):
+            raise ValueError(f"attention.movies.{movie}: gaze_format 'table' needs gaze_columns (the column mapping)")
+        return {"columns": dict(spec["gaze_columns"]), "screen": dict(screen), "movie": movie}
+    if fmt == "diem" and "movie_px" in screen:
+        return {"screen_px": (screen["width_px"], screen["height_px"]), "movie_px": tuple(screen["movie_px"]),
+                "fit": screen.get("fit", "contain")}
+    return {}
+
+
 def write_gaze_table(
     movie: str, spec: Mapping[str, Any], stimulus: str | os.PathLike, out: str | os.PathLike
 ) -> pd.DataFrame:
@@ -30,7 +43,9 @@ def write_gaze_table(
         The movie's name (``attention.movies.<movie>`` in the config).
     spec : mapping
         Its config entry: ``observers`` (the pop-out scene's synthetic observers) or
-        ``gaze`` (file or files) with ``gaze_format``, and optionally ``ivt``.
+        ``gaze`` (file or files) with ``gaze_format``, for ``table`` a column mapping
+        ``gaze_columns`` (:mod:`~psybench.attention.gaze.tables`), optionally ``screen``
+        (geometry, screen-to-movie mapping) and ``ivt``.
     stimulus : path-like
         The movie's stimulus store (frame rate, frame count, planted objects).
     out : path-like
@@ -56,7 +71,8 @@ def write_gaze_table(
         if not files:
             raise ValueError(f"attention.movies.{movie}.gaze lists no file")
         fmt = spec.get("gaze_format", "auto")
-        samples = pd.concat([load_gaze(f, fmt=fmt) for f in files], ignore_index=True)
+        samples = pd.concat([load_gaze(f, fmt=fmt, **_loader_options(movie, spec, fmt)) for f in files],
+                            ignore_index=True)
         samples["movie"] = movie
     else:
         raise ValueError(f"attention.movies.{movie}: needs 'observers' (synthetic) or 'gaze' (files)")

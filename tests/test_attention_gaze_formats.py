@@ -1,0 +1,158 @@
+"""Gaze loaders on real public files (GazeCom .coord and ARFF, pymovements' dataset samples) and generated ones.
+
+The real files and their sources and licences are listed in tests/data/gaze/*/README.md.
+"""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from psybench.attention import gaze as gz
+from psybench.attention.gaze.geometry import deg_to_screen_px, screen_to_movie
+from psybench.attention.gaze.tables import load_table
+
+DATA = Path(__file__).parent / "data" / "gaze"
+
+
+def test_gazecom_coord_as_distributed():
+    df = gz.load_gaze(DATA / "gazecom" / "YFK_welpen_20s_1.coord")  # auto: by the .coord suffix
+    # header 'geometry distance 0.45 width 0.4 height 0.225' (keyed), screen 1280 x 720
+    assert df.attrs["geometry"] == {"distance": 0.45, "width": 0.4, "height": 0.225}
+    assert df.attrs["screen_px"] == [1280.0, 720.0]
+    assert len(df) == 134 and df["valid"].all()
+    # timestamps as recorded: the first sample is at 34000 us = 34 ms, the next at 102 ms
+    np.testing.assert_allclose(df["t_ms"].iloc[:3], [34.0, 102.0, 106.0])
+    np.testing.assert_allclose(df[["x", "y"]].iloc[0], [768.2, 263.2])
+
+
+def test_gazecom_arff_as_distributed():
+    df = gz.load_gaze(DATA / "gazecom" / "arff_data_example.arff")
+    assert df.attrs["metadata"]["distance_mm"] == 450.0 and df.attrs["screen_px"] == [1280.0, 720.0]
+    assert len(df) == 127
+    np.testing.assert_allclose(df["t_ms"].iloc[:2], [1.0, 5.0])
+    np.testing.assert_allclose(df[["x", "y"]].iloc[1], [417.0, 188.1])
+
+
+def test_gazecom_broken_rows_name_file_and_line(tmp_path):
+    lines = (DATA / "gazecom" / "YFK_welpen_20s_1.coord").read_text().splitlines()
+    lines[20] = "34000 768.2 oops 1"
+    bad = tmp_path / "bad.coord"
+    bad.write_text("\n".join(lines) + "\n")
+    with pytest.raises(gz.GazeFormatError, match=r"bad\.coord, line 21.*'oops'"):
+        gz.load_gaze(bad)
+    geo = tmp_path / "geo.coord"
+    geo.write_text("gaze 1280 720\ngeometry distance 0.45 width wide height 0.2\n1 2 3 1\n")
+    with pytest.raises(gz.GazeFormatError, match=r"geo\.coord, line 2"):
+        gz.load_gaze(geo)
+    arff = (DATA / "gazecom" / "arff_data_example.arff").read_text().splitlines()
+    arff[30] = "9000,417.0"
+    a = tmp_path / "bad.arff"
+    a.write_text("\n".join(arff) + "\n")
+    with pytest.raises(gz.GazeFormatError, match=r"bad\.arff, line 31: 2 fields"):
+        gz.load_gaze(a)
+
+
+def test_crcns_cols_header_is_honoured(tmp_path):
+    p = tmp_path / "MC-tv-news.e-ceyeS"
+    # columns in a non-default order: by count this would read x=status, y=x
+    p.write_text("period = 500Hz\ncols = status x y pd\n0 100 200 5\n2 101 201 5\n0 102 202 5\n")
+    df = gz.load_gaze(p)
+    np.testing.assert_allclose(df["x"], [100, 101, 102])
+    np.testing.assert_allclose(df["t_ms"], [0, 2, 4])
+    assert df["valid"].tolist() == [True, False, True]
+    q = tmp_path / "MC-b.e-ceyeS"
+    q.write_text("cols = x y status\n1 2 0\n1 2\n")
+    with pytest.raises(gz.GazeFormatError, match=r"MC-b\.e-ceyeS, line 3"):
+        gz.load_gaze(q)
+
+
+def test_diem_event_flags_and_screen_mapping(tmp_path):
+    p = tmp_path / "diem1s_ami_ib_1280x720.txt"
+    p.write_text(
+        "1\t700\t500\t3.1\t1\t720\t500\t3.0\t2\n"  # both eyes valid (fixation, saccade)
+        "2\t650\t480\t3.1\t0\t660\t490\t3.0\t1\n"  # left eye blink -> right only
+        "3\t640\t480\t0\t-1\t640\t480\t0\t0\n"  # error and blink: invalid though coordinates look fine
+    )
+    df = gz.load_diem(p, screen_px=(1280, 960), movie_px=(1280, 720))  # movie centred, 120 px bars
+    np.testing.assert_allclose(df["x"].iloc[:2], [710, 660])
+    np.testing.assert_allclose(df["y"].iloc[:2], [500 - 120, 490 - 120])
+    assert df["valid"].tolist() == [True, True, False]
+    bad = tmp_path / "p_m.txt"
+    bad.write_text("1\t1\t1\t1\t1\t1\t1\t1\t1\n2\t1\t1\t1\t7\t1\t1\t1\t1\n")
+    with pytest.raises(gz.GazeFormatError, match=r"p_m\.txt, line 2.*event flag 7"):
+        gz.load_diem(bad)
+
+
+def test_screen_geometry_against_hand_values():
+    x, y = screen_to_movie([0, 1280], [0, 960], (1280, 960), (640, 360), fit="contain")  # scale 2, bars 120 px
+    np.testing.assert_allclose(x, [0, 640])
+    np.testing.assert_allclose(y, [-60, 420])
+    x, y = screen_to_movie([640], [480], (1280, 960), (640, 480), fit="native")
+    np.testing.assert_allclose([x[0], y[0]], [320, 240])
+    # 45 deg right at 500 mm on a 500 mm wide 1000 px screen: tan 45 * 500 mm = 500 mm = 1000 px right of centre
+    x, y = deg_to_screen_px([45.0], [0.0], {"width_px": 1000, "height_px": 600, "width_mm": 500, "distance_mm": 500})
+    np.testing.assert_allclose([x[0], y[0]], [1500, 300])
+
+
+def test_table_loader_reads_dataset_exports_through_a_mapping():
+    # GazeBase (pymovements' sample): n in ms, x/y in degrees from the centre, val 0 = valid
+    screen = {"width_px": 1680, "height_px": 1050, "width_mm": 474, "distance_mm": 550}
+    gb = load_table(DATA / "pymovements" / "gazebase_example.csv",
+                    columns={"time": "n", "x": "x", "y": "y", "valid": "val", "valid_values": [0],
+                             "position_unit": "deg"}, screen=screen)
+    assert len(gb) == 10 and gb["valid"].all()
+    np.testing.assert_allclose(gb["t_ms"].iloc[:3], [0, 1, 2])
+    ex, ey = deg_to_screen_px(-16.03606, 5.905495, screen)
+    np.testing.assert_allclose(gb[["x", "y"]].iloc[0], [ex, ey])
+    # JuDo1000: tab-separated .csv, binocular pixels -> mean of the eyes, timestamps as recorded
+    jd = load_table(DATA / "pymovements" / "judo1000_example.csv",
+                    columns={"time": "time", "x": ["x_left", "x_right"], "y": ["y_left", "y_right"],
+                             "subject": "trialId", "sep": "\t"})
+    np.testing.assert_allclose(jd[["t_ms", "x", "y"]].iloc[0], [8005274, (649.5 + 640.6) / 2, (531.1 + 529.1) / 2])
+    assert jd["subject"].iloc[0] == "1"
+    # HBN: time in samples at 120 Hz
+    hbn = load_table(DATA / "pymovements" / "hbn_example.csv",
+                     columns={"time": "time", "x": "x_pix", "y": "y_pix", "time_unit": "samples",
+                              "sampling_rate_hz": 120})
+    np.testing.assert_allclose(hbn["t_ms"].iloc[:2], [0, 1000 / 120])
+
+
+def test_table_loader_errors(tmp_path):
+    p = tmp_path / "rec.tsv"
+    p.write_text("ts\tgx\tgy\n0\t1\t2\n4\tx\t3\n")
+    cols = {"time": "ts", "x": "gx", "y": "gy"}
+    with pytest.raises(gz.GazeFormatError, match=r"rec\.tsv, line 3.*'gx'"):
+        load_table(p, columns=cols)
+    with pytest.raises(gz.GazeFormatError, match=r"missing column\(s\) \['gaze_x'\]"):
+        load_table(p, columns={**cols, "x": "gaze_x"})
+    with pytest.raises(ValueError, match="unknown key"):
+        load_table(p, columns={**cols, "colour": "red"})
+    good = tmp_path / "good.tsv"
+    good.write_text("ts\tgx\tgy\n0\t1\t2\n")
+    with pytest.raises(ValueError, match="width_mm"):
+        load_table(good, columns={**cols, "position_unit": "deg"}, screen={"width_px": 10, "height_px": 10})
+
+
+def test_any_csv_layout_loads_through_the_config_mapping_without_code(tmp_path):
+    from psybench.attention.gaze.movie_table import write_gaze_table
+    from psybench.config import check_schema
+    from psybench.io.store import ArraySpec, write_store
+
+    rec = tmp_path / "lab_export.txt"  # a lab's own layout: semicolons, seconds, normalised, y up, flag column
+    rec.write_text("who;secs;gx;gy;ok\nP1;0.00;0.50;0.50;yes\nP1;0.05;0.25;0.75;yes\nP1;0.10;0.9;0.1;no\n")
+    entry = {"file": "movie.mp4", "gaze": str(rec), "gaze_format": "table",
+             "gaze_columns": {"time": "secs", "time_unit": "s", "x": "gx", "y": "gy", "position_unit": "norm",
+                              "y_up": True, "subject": "who", "valid": "ok", "valid_values": ["yes"], "sep": ";"},
+             "screen": {"width_px": 1280, "height_px": 960, "movie_px": [640, 480], "fit": "contain"}}
+    cfg = check_schema({"tracks": ["attention"], "attention": {"movies": {"m": entry}}})
+    spec = cfg["attention"]["movies"]["m"]
+    store = write_store(tmp_path / "m.zarr", {"frames": ArraySpec(np.zeros((3, 3, 4), np.float32), ("t", "y", "x"))},
+                        {"frames_per_s": 20.0})
+    table = write_gaze_table("m", spec, store, tmp_path / "gaze.csv")
+    # frame 0: screen centre (640, 480) -> movie centre (320, 240); frame 1: (320, 240) on screen -> (160, 120)
+    np.testing.assert_allclose(table[["x", "y"]].iloc[:2], [[320, 240], [160, 120]])
+    assert table["subject"].iloc[0] == "P1" and table["valid"].tolist() == [True, True, False]
+    bad = {**entry, "gaze_columns": {**entry["gaze_columns"], "time_unit": "minutes"}}
+    with pytest.raises(ValueError, match="time_unit"):
+        check_schema({"tracks": ["attention"], "attention": {"movies": {"m": bad}}})
