@@ -15,7 +15,7 @@ ATTENTION_FEATURES = {m.features: m for m in ATTENTION_MODELS}
 
 # Snakemake does not see edits to imported library modules: each rule carries a code hash.
 ATTENTION_CODE = {
-    "stimuli": code_hash(["psybench.attention.stimuli", "psybench.io.store"]),
+    "stimuli": code_hash(["psybench.attention.stimuli", "psybench.attention.ingest", "psybench.io.store"]),
     "gaze": code_hash(["psybench.attention.gaze", "psybench.io.tables"]),
     "evaluate": code_hash(
         [
@@ -26,9 +26,17 @@ ATTENTION_CODE = {
             "psybench.attention.movies",
             "psybench.attention.figures",
             "psybench.attention.gaze",
+            "psybench.attention.metrics",
         ]
     ),
-    "metrics": code_hash(["psybench.attention.metrics", "psybench.attention.tuning", "psybench.attention.movies"]),
+    "metrics": code_hash(
+        [
+            "psybench.attention.metrics",
+            "psybench.attention.map_metrics",
+            "psybench.attention.tuning",
+            "psybench.attention.movies",
+        ]
+    ),
     # the track's rows of the cross-track long score table
     "score_rows": code_hash(
         ["psybench.attention.score_rows", "psybench.attention.metrics", "psybench.aggregate", "psybench.io"]

@@ -99,7 +99,9 @@ def test_table1_layout(synthetic_table):
     _, t1, curves = synthetic_table
     assert list(t1.columns[:8]) == ["train", "test", "features", "L", "ND", "group", "median", "sd"]
     assert set(t1["group"]) == set(ev.GROUPS) and (t1["ND"] == 50).all()
-    assert (t1.loc[t1["group"].str.contains("/"), "n_pairs"] == 5 * 40 * 6).all()
+    assert (t1.loc[t1["group"].isin(["rf/n", "rs/n", "rp/n"]), "n_pairs"] == 5 * 40 * 6).all()
+    assert (t1.loc[t1["group"] == "n/iid", "n_pairs"] == 6).all()  # every human filter on i.i.d. uniform gaze
+    assert (t1.groupby(["train", "test"])["ceiling"].nunique() == 1).all()  # one ceiling per test movie and frames
     c = curves[(curves["test"] == "A") & (curves["group"] == "n ma")].sort_values("rp")
     assert np.all(np.diff(c["value"]) >= 0)  # sorted responses read at increasing percentiles
 
@@ -110,6 +112,7 @@ def test_random_controls_at_chance_and_tuned_models_above(synthetic_table):
     for test in ("A", "B", "C"):
         for group in ("rf/n", "rs/n", "rp/n"):
             assert abs(med[(test, group)] - 50) <= 5, (test, group, med[(test, group)])
+        assert abs(med[(test, "n/iid")] - 50) <= 3, (test, med[(test, "n/iid")])
     assert med[("A", "n ma")] >= 80 and med[("A", "n ma")] >= med[("A", "rf/n")] + 25
 
 
@@ -120,6 +123,24 @@ def test_matched_at_least_unmatched_and_transfer_drop(synthetic_table):
     drop_b = med[("A", "n ma")] - med[("B", "n ma")]
     drop_c = med[("A", "n ma")] - med[("C", "n ma")]
     assert drop_b >= 10 and drop_b >= drop_c + 8  # the drop comes from the preference change
+
+
+def test_loo_ceiling_reports_peoples_agreement(synthetic_table):
+    _, t1, _ = synthetic_table
+    ceil = t1.groupby("test")["ceiling"].first()
+    un = t1[t1["group"] == "n un"].set_index("test")["median"]
+    # two of the five others share each observer's preference: their density marks the gazed object
+    assert (ceil >= 80).all() and (ceil >= un).all(), (ceil, un)
+
+
+def test_loo_rank_ceiling_by_hand():
+    """Two observers on a 2x3 grid: each one's cell on the other's (unblurred) map, mid-rank ties."""
+    gaze = pd.DataFrame({"subject": ["a", "b", "a", "b"], "frame": [0, 0, 1, 1], "x": [5, 5, 5, 25],
+                         "y": [5, 5, 5, 15], "valid": True})
+    movie = MovieData("m", np.zeros((2, 2, 3, 1), np.float32), 10.0, (30, 20), gaze, "raw")
+    # frame 0: both on cell 0 -> top of 6 cells (others tied at 0): R = 1; frame 1: a's cell 0 on b's map
+    # (b on cell 5) ties with 4 zeros -> R = (0 + 0.5 * 4) / 5 = 0.4; same for b. Medians 0.7 -> 70 %.
+    assert ev.loo_rank_ceiling(movie, np.array([0, 1]), density_sigma=1e-9) == pytest.approx(70.0)
 
 
 def test_controls_fall_below_chance_when_salient_content_is_rare():
@@ -141,6 +162,7 @@ def test_controls_fall_below_chance_when_salient_content_is_rare():
     med = pairs.groupby("group")["median"].mean()
     assert med["rs/n"] < 44 and med["rp/n"] < 44  # measured 39.8 and 31.5
     assert abs(med["rf/n"] - 50) <= 5  # measured 49.7
+    assert abs(med["n/iid"] - 50) <= 3
 
 
 def test_plot_curves_writes_png(synthetic_table, tmp_path):

@@ -29,10 +29,37 @@ def test_ingest_movie_downsamples_to_grid(tmp_path):
     assert frames.shape == (20, 30, 40) and frames.dtype == np.float32
     assert store.dims["frames"] == ("t", "y", "x")
     assert store.attrs["frames_per_s"] == pytest.approx(25.0)
+    # the container's own timestamps of the decoded frames (40 ms apart from 0)
+    np.testing.assert_allclose(store.attrs["frame_times_ms"], np.arange(20) * 40.0)
     assert store.attrs["source_size"] == [160, 120] and store.attrs["grid"] == [40, 30]
     np.testing.assert_allclose(frames[:, 10:, 2:18].mean(), 200 / 255, atol=0.03)  # JPEG tolerance
     assert frames[:, 20:, 25:].max() < 0.05
     assert frames[1, 2, 30] - frames[0, 2, 30] == pytest.approx(100 / 255, abs=0.05)
+
+
+def test_container_rate_checks_timestamps():
+    from psybench.attention.ingest import _container_rate
+
+    even = np.arange(10) * 40.0
+    assert _container_rate("m.mp4", 25.0, even, override=False) == 25.0
+    assert _container_rate("m.mp4", 0.0, even, override=False) == pytest.approx(25.0)  # rate from timestamps
+    uneven = np.r_[even[:5], even[5:] + 30.0]  # a 30 ms hiccup: variable frame rate
+    with pytest.raises(MovieReadError, match=r"m\.mp4: frame 5 .*variable frame rate"):
+        _container_rate("m.mp4", 25.0, uneven, override=False)
+    with pytest.raises(MovieReadError, match="no frame rate"):
+        _container_rate("m.mp4", 0.0, np.zeros(1), override=False)
+
+
+def test_lags_are_placed_by_time():
+    from psybench.attention.tuning import LagResolutionError, lag_frames
+
+    assert lag_frames([100, 300], 10.0) == [1, 3]  # whole frames
+    # 25 frames/s: 100 ms = 2.5 frames -> frame t-3 is on screen then (Python's round gave 2, i.e. 80 ms)
+    assert lag_frames([100, 300], 25.0) == [3, 8]
+    assert lag_frames([100, 300], 30.0) == [3, 9]
+    assert lag_frames([100, 300], 4.0) == [1, 2]  # 250 ms frames: 100 ms back is still the previous frame
+    with pytest.raises(LagResolutionError, match=r"at 2 frames/s the lags 100 ms and 300 ms both fall"):
+        lag_frames([100, 300], 2.0)
 
 
 def test_ingest_movie_errors_name_the_file(tmp_path):

@@ -53,9 +53,12 @@ def test_attention_rules_run_and_are_up_to_date(harness, tmp_path):
     assert run.returncode == 0, run.stderr[-3000:]
     table = pd.read_csv(tmp_path / "results/attention/table1.csv")
     assert list(table.columns[:8]) == ["train", "test", "features", "L", "ND", "group", "median", "sd"]
-    assert len(table) == 2 * 5
+    assert len(table) == 2 * 6  # n ma, n un, rf/n, rs/n, rp/n and the i.i.d. control n/iid
+    assert set(table["group"]) >= {"n/iid"} and table["ceiling"].notna().all()
     metrics = pd.read_csv(tmp_path / "results/attention/metrics.csv")
-    assert {"model", "metric", "value", "direction"} <= set(metrics.columns)
+    assert {"model", "metric", "value", "direction", "ceiling"} <= set(metrics.columns)
+    # one leave-one-observer-out ceiling per test movie (and frames) and metric, next to every model's value
+    assert (metrics.groupby(["train", "test", "metric"])["ceiling"].nunique() == 1).all()
     assert set(metrics["direction"]) == {"higher", "lower"}
     assert (tmp_path / "results/attention/curves.png").stat().st_size > 0
     for rule in ("stimulus", "gaze", "features"):

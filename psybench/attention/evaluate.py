@@ -18,9 +18,18 @@ Shic & Scassellati (2007), sections 4.3, 5.1 and 5.2; the filters come from
 3. Groups (Table 1): ``n ma`` (u = v, human), ``n un`` (u != v, humans), ``rf/n``
    (random filters w ~ N(0, I)), ``rs/n`` (filters trained on random-saccade
    scanpaths), ``rp/n`` (trained on random-physiological scanpaths), the last three
-   tested on every human. Reported ``median`` = mean over pairs of the per-pair
-   median R (%) and ``sd`` = standard deviation over pairs, as the paper reports
-   "mean percentages with standard deviations" of medians.
+   tested on every human, and ``n/iid`` (beyond the paper): every human's filter
+   tested on i.i.d. uniform gaze (:data:`IID_DRAWS` uniformly drawn cells per test
+   frame, seeded),
+   which the mid-rank tie rule puts at 50 % in expectation on any map, so it is a
+   baseline guaranteed at chance next to rf/n. Reported ``median`` = mean over pairs
+   of the per-pair median R (%) and ``sd`` = standard deviation over pairs, as the
+   paper reports "mean percentages with standard deviations" of medians.
+4. Ceiling (beyond the paper; Kummerer, Wallis & Bethge 2015, "gold standard"):
+   each observer's rank percentile on the fixation density of the *other* observers
+   (counts on the grid blurred by ``density_sigma`` cells) on the same test frames;
+   median over frames, mean over observers -> the ``ceiling`` column of every row
+   of the (train, test) pair: how far people's mutual agreement reaches on that movie.
 """
 
 from __future__ import annotations
@@ -34,15 +43,27 @@ import numpy as np
 import pandas as pd
 
 from psybench.attention.controls import control_scanpaths, movie_control_filters
-from psybench.attention.defaults import LAGS_MS, MIN_DIST_FRAC, N_NEGATIVES, N_SETS, SCATTER, SEED, TIES
+from psybench.attention.defaults import (
+    DENSITY_SIGMA,
+    LAGS_MS,
+    MIN_DIST_FRAC,
+    N_NEGATIVES,
+    N_SETS,
+    SCATTER,
+    SEED,
+    TIES,
+)
+from psybench.attention.metrics import fixation_density, observer_counts
 from psybench.attention.movies import MovieData
 from psybench.attention.tuning import frame_features, gaze_cells, lag_frames, test_frames, train_filter, train_frames
 
-__all__ = ["GROUPS", "RESPONSE_PERCENTILES", "rank_percentiles", "evaluate_pair", "evaluate"]
+__all__ = ["GROUPS", "RESPONSE_PERCENTILES", "rank_percentiles", "loo_rank_ceiling", "evaluate_pair", "evaluate"]
 
 log = logging.getLogger(__name__)
 
-GROUPS = ("n ma", "n un", "rf/n", "rs/n", "rp/n")
+GROUPS = ("n ma", "n un", "rf/n", "rs/n", "rp/n", "n/iid")
+#: Pseudo-subject of the i.i.d. uniform-gaze control.
+IID = "iid"
 RESPONSE_PERCENTILES = np.arange(0, 101, 5)
 
 
@@ -96,12 +117,22 @@ def _gaze_arrays(gaze: pd.DataFrame, n_frames: int) -> dict[str, tuple[np.ndarra
     return out
 
 
-def _test_ranks(movie: MovieData, humans: pd.DataFrame, frames, filters: np.ndarray, *, lags, L, ties, chunk=None):
-    """R for every filter (U) and human (V) on the test frames: dict subject -> (n_valid, U)."""
+def _test_ranks(movie: MovieData, humans: pd.DataFrame, frames, filters: np.ndarray, *, lags, L, ties, chunk=None,
+                iid_seed=None, iid_filters=0):
+    """R for every filter (U) and human (V) on the test frames: dict subject -> (n_valid, U).
+
+    With ``iid_seed``, also subject :data:`IID`: :data:`IID_DRAWS` uniformly drawn
+    cells per test frame, ranked on the first ``iid_filters`` filters only, shape
+    (n_frames * IID_DRAWS, iid_filters).
+    """
     H, W = movie.shape[1:3]
     arrays = _gaze_arrays(humans, movie.shape[0])
     frames = np.asarray(frames, int)
     res: dict[str, list[np.ndarray]] = {s: [] for s in arrays}
+    iid = None
+    if iid_seed is not None:
+        iid = np.random.default_rng(iid_seed).integers(0, H * W, size=(len(frames), IID_DRAWS))
+        res[IID] = []
     if chunk is None:  # keep the (frames, cells, filters) block near 16 MB
         chunk = max(1, int(4e6 // max(1, H * W * len(filters))))
     for a in range(0, len(frames), chunk):
@@ -114,7 +145,40 @@ def _test_ranks(movie: MovieData, humans: pd.DataFrame, frames, filters: np.ndar
                 continue
             row, col = gaze_cells(x[fr[ok]], y[fr[ok]], source_size=movie.source_size, grid_shape=(H, W))
             res[s].append(rank_percentiles(S[ok], row * W + col, ties=ties))
+        if iid is not None:
+            for d in range(IID_DRAWS):
+                res[IID].append(rank_percentiles(S[..., :iid_filters], iid[a : a + chunk, d], ties=ties))
     return {s: np.concatenate(v) if v else np.zeros((0, filters.shape[0])) for s, v in res.items()}
+
+
+#: Uniform gaze draws per test frame of the i.i.d. control: the SD of its median is
+#: about 1 / (2 sqrt(n_frames * IID_DRAWS)), 0.4 % on 600 frames.
+IID_DRAWS = 25
+
+
+def loo_rank_ceiling(movie: MovieData, frames, *, ties: str = TIES, density_sigma: float = DENSITY_SIGMA) -> float:
+    """Leave-one-observer-out ceiling of the rank percentile (%), on ``frames`` of ``movie``.
+
+    For each observer and frame, the rank percentile (:func:`rank_percentiles`) of
+    the observer's gazed cell on the fixation density of the other observers'
+    gaze on that frame (frames the others do not fixate are skipped); median over
+    frames, mean over observers. NaN with fewer than two observers.
+    """
+    frames = np.asarray(frames, int)
+    oc = observer_counts(movie, frames)  # (N, T, H, W)
+    if oc.shape[0] < 2:
+        return float("nan")
+    total = oc.sum(0)
+    meds = []
+    for o in range(oc.shape[0]):
+        rest = total - oc[o]
+        t_ok = (oc[o].sum((1, 2)) > 0) & (rest.sum((1, 2)) > 0)
+        if not t_ok.any():
+            continue
+        dens = np.stack([fixation_density(r, sigma=density_sigma) for r in rest[t_ok]])
+        cells = oc[o][t_ok].reshape(int(t_ok.sum()), -1).argmax(1)
+        meds.append(np.median(rank_percentiles(dens.reshape(len(dens), -1), cells, ties=ties)) * 100)
+    return float(np.mean(meds)) if meds else float("nan")
 
 
 def evaluate_pair(
@@ -172,7 +236,8 @@ def evaluate_pair(
             filters.append(w)
             labels.append((category, f"{category}{j:03d}"))
     F = np.stack(filters)
-    ranks = _test_ranks(test, test.gaze, eval_frames, F, lags=lags, L=L, ties=ties)
+    ranks = _test_ranks(test, test.gaze, eval_frames, F, lags=lags, L=L, ties=ties, iid_seed=seed * 7919 + 7,
+                        iid_filters=len(subjects))
     rows, curves = [], []
     for v, R in ranks.items():
         if len(R) == 0:
@@ -180,7 +245,11 @@ def evaluate_pair(
         med = np.median(R, axis=0) * 100
         curve = np.percentile(R, RESPONSE_PERCENTILES, axis=0) * 100  # (n_rp, U)
         for u, (category, name) in enumerate(labels):
-            if category == "n":
+            if v == IID:
+                if category != "n":
+                    continue
+                group = "n/iid"
+            elif category == "n":
                 group = "n ma" if name == v else "n un"
             else:
                 group = f"{category}/n"
@@ -217,7 +286,8 @@ def evaluate(
     Returns
     -------
     table1 : DataFrame
-        Columns train, test, features, L, ND, group, median, sd, n_pairs.
+        Columns train, test, features, L, ND, group, median, sd, n_pairs, ceiling
+        (:func:`loo_rank_ceiling` of the test frames, %).
     curves : DataFrame
         Columns train, test, features, L, group, rp, value (mean over pairs), sd.
     """
@@ -225,6 +295,7 @@ def evaluate(
     settings = dict(n_sets=n_sets, n_per_set=n_per_set, n_negatives=n_negatives, min_dist_frac=min_dist_frac,
                     seed=seed, scatter=scatter)
     scanpaths: dict[str, dict] = {}  # training movie -> control trajectories (feature-independent)
+    ceilings: dict[tuple[str, bool], float] = {}  # (test movie, same movie) -> LOO ceiling
     n_jobs, done, t0 = len(models) * len(pairs), 0, time.perf_counter()
     log.info("Table 1: %d models x %d (train, test) pairs; %d sets x %s trajectories per control category",
              len(models), len(pairs), n_sets, n_per_set or "n_observers")
@@ -241,6 +312,11 @@ def evaluate(
             if tr not in controls:
                 controls[tr] = movie_control_filters(train, L=L, lags_ms=lags_ms, scanpaths=scanpaths[tr], **settings)
             pr, cv = evaluate_pair(train, test, L=L, lags_ms=lags_ms, ties=ties, controls=controls[tr], **settings)
+            key = (te, te == tr)
+            if key not in ceilings:
+                lags = lag_frames(lags_ms, test.frames_per_s)
+                ceilings[key] = loo_rank_ceiling(test, test_frames(test.shape[0], lags, same_movie=te == tr),
+                                                 ties=ties)
             nd = int(train.shape[-1]) * L * L * len(lags_ms)
             for group in GROUPS:
                 sub = pr[pr["group"] == group]
@@ -248,7 +324,7 @@ def evaluate(
                     "train": tr, "test": te, "features": features, "L": L, "ND": nd, "group": group,
                     "median": float(sub["median"].mean()) if len(sub) else np.nan,
                     "sd": float(sub["median"].std(ddof=1)) if len(sub) > 1 else np.nan,
-                    "n_pairs": int(len(sub)),
+                    "n_pairs": int(len(sub)), "ceiling": ceilings[key],
                 })
                 c = cv[cv["group"] == group].groupby("rp")["value"]
                 for rp, mean in c.mean().items():

@@ -18,18 +18,15 @@ coord = (x, y).
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import dask.array as da
 import numpy as np
-import zarr
 
 from psybench.attention.defaults import GRID
+from psybench.attention.ingest import MovieReadError, check_grid, ingest_movie
 from psybench.io.store import ArraySpec, write_store
 
 __all__ = [
@@ -44,125 +41,6 @@ __all__ = [
 
 #: px/deg of a 640 px wide, 48.3 cm (diagonal) screen seen from 63.5 cm (paper, section 5.1).
 PAPER_PX_PER_DEG = 18.4
-
-
-class MovieReadError(ValueError):
-    """A movie file cannot be opened or decoded; the message names the file."""
-
-
-def _check_grid(grid) -> tuple[int, int]:
-    try:
-        w, h = (int(g) for g in grid)
-    except (TypeError, ValueError):
-        raise ValueError(f"attention grid must be (width, height), got {grid!r}") from None
-    if w < 4 or h < 4:
-        raise ValueError(f"attention grid must be at least 4x4 cells, got {grid!r}")
-    return w, h
-
-
-def ingest_movie(
-    path: str | os.PathLike,
-    out: str | os.PathLike,
-    *,
-    grid: tuple[int, int] = GRID,
-    chunk_frames: int = 256,
-    max_frames: int | None = None,
-    frames_per_s: float | None = None,
-    px_per_deg: float | None = None,
-) -> Path:
-    """Ingest any movie OpenCV reads into a stimulus store on the model grid.
-
-    Frames are decoded sequentially with ``cv2.VideoCapture``, converted to
-    grayscale, scaled to [0, 1] and area-averaged (``cv2.INTER_AREA``) to ``grid``;
-    they are buffered ``chunk_frames`` at a time into a scratch Zarr array, so
-    memory does not grow with the movie's length (the frame count reported by a
-    container is not trusted).
-
-    Parameters
-    ----------
-    path : path-like
-        Movie file (any container/codec of the OpenCV build).
-    out : path-like
-        Store to write (``.zarr``).
-    grid : (int, int)
-        Model grid (width, height); 40x30 in the paper (section 5.2).
-    chunk_frames : int
-        Frames decoded per buffered block.
-    max_frames : int, optional
-        Stop after this many frames.
-    frames_per_s : float, optional
-        Override the container's frame rate (needed when it reports none).
-    px_per_deg : float, optional
-        Pixels per degree of the source frames, kept for gaze filtering.
-
-    Returns
-    -------
-    pathlib.Path
-        ``out``.
-
-    Raises
-    ------
-    MovieReadError
-        If the file cannot be opened, has no decodable frame, or no frame rate.
-    """
-    import cv2
-
-    path = Path(path)
-    gw, gh = _check_grid(grid)
-    if chunk_frames < 1:
-        raise ValueError(f"chunk_frames must be >= 1, got {chunk_frames!r}")
-    if not path.is_file():
-        raise MovieReadError(f"movie file {path} does not exist")
-    cap = cv2.VideoCapture(str(path))
-    try:
-        if not cap.isOpened():
-            raise MovieReadError(f"OpenCV cannot open movie file {path}")
-        fps = float(frames_per_s) if frames_per_s else float(cap.get(cv2.CAP_PROP_FPS) or 0.0)
-        if not fps > 0:
-            raise MovieReadError(f"movie file {path} reports no frame rate: pass frames_per_s")
-        scratch = Path(
-            tempfile.mkdtemp(prefix="psybench-ingest-", dir=Path(out).parent if Path(out).parent.exists() else None)
-        )
-        try:
-            arr = zarr.create_array(
-                str(scratch / "frames.zarr"), shape=(0, gh, gw), chunks=(chunk_frames, gh, gw), dtype="float32"
-            )
-            source_size = None
-            buf: list[np.ndarray] = []
-            n = 0
-            while max_frames is None or n < max_frames:
-                ok, frame = cap.read()
-                if not ok:
-                    break
-                if frame.ndim == 3:
-                    frame = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-                scale = 65535.0 if frame.dtype == np.uint16 else 255.0
-                if source_size is None:
-                    source_size = [int(frame.shape[1]), int(frame.shape[0])]
-                small = cv2.resize(frame.astype(np.float32) / scale, (gw, gh), interpolation=cv2.INTER_AREA)
-                buf.append(small)
-                n += 1
-                if len(buf) == chunk_frames:
-                    arr.append(np.stack(buf))
-                    buf = []
-            if buf:
-                arr.append(np.stack(buf))
-            if n == 0:
-                raise MovieReadError(f"movie file {path} has no decodable frame")
-            attrs = {
-                "frames_per_s": fps,
-                "grid": [gw, gh],
-                "source_size": source_size,
-                "px_per_deg": px_per_deg,
-                "stimulus": {"kind": "movie", "file": path.name},
-            }
-            frames = da.from_zarr(arr)
-            write_store(out, {"frames": ArraySpec(frames, ("t", "y", "x"))}, attrs)
-        finally:
-            shutil.rmtree(scratch, ignore_errors=True)
-    finally:
-        cap.release()
-    return Path(out)
 
 
 @dataclass
@@ -279,7 +157,7 @@ def render_popout(
     -------
     PopoutScene
     """
-    gw, gh = _check_grid(grid)
+    gw, gh = check_grid(grid)
     sw, sh = (float(s) for s in source_size)
     if n_frames < 1:
         raise ValueError(f"popout n_frames must be >= 1, got {n_frames!r}")

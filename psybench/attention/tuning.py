@@ -32,6 +32,7 @@ from psybench.attention.movies import MovieData
 
 __all__ = [
     "SCATTERS",
+    "LagResolutionError",
     "lag_frames",
     "gaze_cells",
     "train_frames",
@@ -45,9 +46,42 @@ __all__ = [
 ]
 
 
+class LagResolutionError(ValueError):
+    """The movie's frame rate cannot place the feature lags on distinct past frames."""
+
+
 def lag_frames(lags_ms: Sequence[float], frames_per_s: float) -> list[int]:
-    """Past times in whole frames, ``round(lag * fps / 1000)`` (at least 1 frame apart from 0)."""
-    return [max(0, int(round(lag * frames_per_s / 1000.0))) for lag in lags_ms]
+    """Past frames shown ``lag`` ms before the onset of the current frame, placed by time.
+
+    Frame ``k`` is on screen during ``[k, k + 1) * 1000 / fps`` ms, so the frame on
+    screen ``lag`` ms before the onset of frame ``t`` is ``t - ceil(lag * fps / 1000)``
+    (a tolerance of 1e-6 frame absorbs floating-point error: 100 ms at 10 frames/s is
+    exactly 1 frame; at 25 frames/s, 2.5 frames -> the frame 3 back, shown from 120 to
+    80 ms before the onset).
+
+    Raises
+    ------
+    LagResolutionError
+        If two different lags fall on the same past frame (the frame rate is too low
+        to tell them apart), or a lag is negative.
+    """
+    fps = float(frames_per_s)
+    if not fps > 0:
+        raise LagResolutionError(f"frame rate must be > 0 frames/s, got {frames_per_s!r}")
+    out = []
+    for lag in lags_ms:
+        if lag < 0:
+            raise LagResolutionError(f"lag {lag} ms is negative: lags are past times")
+        out.append(int(np.ceil(lag * fps / 1000.0 - 1e-6)) if lag > 0 else 0)
+    seen: dict[int, float] = {}
+    for lag, k in zip(lags_ms, out):
+        if k in seen and seen[k] != lag:
+            raise LagResolutionError(
+                f"at {fps:g} frames/s the lags {seen[k]:g} ms and {lag:g} ms both fall on the frame {k} back "
+                f"(one frame = {1000 / fps:g} ms): raise the frame rate or space the lags by a frame"
+            )
+        seen[k] = lag
+    return out
 
 
 def gaze_cells(x, y, *, source_size, grid_shape) -> tuple[np.ndarray, np.ndarray]:
