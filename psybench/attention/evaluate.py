@@ -19,10 +19,11 @@ Shic & Scassellati (2007), sections 4.3, 5.1 and 5.2; the filters come from
    (random filters w ~ N(0, I)), ``rs/n`` (filters trained on random-saccade
    scanpaths), ``rp/n`` (trained on random-physiological scanpaths), the last three
    tested on every human, and ``n/iid`` (beyond the paper): every human's filter
-   tested on i.i.d. uniform gaze (:data:`IID_DRAWS` uniformly drawn cells per test
-   frame, seeded),
-   which the mid-rank tie rule puts at 50 % in expectation on any map, so it is a
-   baseline guaranteed at chance next to rf/n. Reported ``median`` = mean over pairs
+   tested on i.i.d. uniform gaze (:data:`IID_SAMPLES` uniformly drawn cells over the
+   test frames, seeded),
+   which the mid-rank tie rule puts at a mean of 50 % on any map (and a median of 50 %
+   where ties are rare, as on noisy movies), a baseline at chance by construction
+   next to rf/n. Reported ``median`` = mean over pairs
    of the per-pair median R (%) and ``sd`` = standard deviation over pairs, as the
    paper reports "mean percentages with standard deviations" of medians.
 4. Ceiling (beyond the paper; Kummerer, Wallis & Bethge 2015, "gold standard"):
@@ -121,9 +122,9 @@ def _test_ranks(movie: MovieData, humans: pd.DataFrame, frames, filters: np.ndar
                 iid_seed=None, iid_filters=0):
     """R for every filter (U) and human (V) on the test frames: dict subject -> (n_valid, U).
 
-    With ``iid_seed``, also subject :data:`IID`: :data:`IID_DRAWS` uniformly drawn
-    cells per test frame, ranked on the first ``iid_filters`` filters only, shape
-    (n_frames * IID_DRAWS, iid_filters).
+    With ``iid_seed``, also subject :data:`IID`: ``ceil(IID_SAMPLES / n_frames)``
+    uniformly drawn cells per test frame, ranked on the first ``iid_filters`` filters
+    only, shape (n_frames * draws, iid_filters).
     """
     H, W = movie.shape[1:3]
     arrays = _gaze_arrays(humans, movie.shape[0])
@@ -131,7 +132,8 @@ def _test_ranks(movie: MovieData, humans: pd.DataFrame, frames, filters: np.ndar
     res: dict[str, list[np.ndarray]] = {s: [] for s in arrays}
     iid = None
     if iid_seed is not None:
-        iid = np.random.default_rng(iid_seed).integers(0, H * W, size=(len(frames), IID_DRAWS))
+        n_draws = max(1, -(-IID_SAMPLES // max(1, len(frames))))
+        iid = np.random.default_rng(iid_seed).integers(0, H * W, size=(len(frames), n_draws))
         res[IID] = []
     if chunk is None:  # keep the (frames, cells, filters) block near 16 MB
         chunk = max(1, int(4e6 // max(1, H * W * len(filters))))
@@ -146,14 +148,14 @@ def _test_ranks(movie: MovieData, humans: pd.DataFrame, frames, filters: np.ndar
             row, col = gaze_cells(x[fr[ok]], y[fr[ok]], source_size=movie.source_size, grid_shape=(H, W))
             res[s].append(rank_percentiles(S[ok], row * W + col, ties=ties))
         if iid is not None:
-            for d in range(IID_DRAWS):
+            for d in range(iid.shape[1]):
                 res[IID].append(rank_percentiles(S[..., :iid_filters], iid[a : a + chunk, d], ties=ties))
     return {s: np.concatenate(v) if v else np.zeros((0, filters.shape[0])) for s, v in res.items()}
 
 
-#: Uniform gaze draws per test frame of the i.i.d. control: the SD of its median is
-#: about 1 / (2 sqrt(n_frames * IID_DRAWS)), 0.4 % on 600 frames.
-IID_DRAWS = 25
+#: Uniform gaze samples of the i.i.d. control per filter (``ceil(IID_SAMPLES / n_frames)``
+#: draws per test frame): the SD of their median is about 1 / (2 sqrt(IID_SAMPLES)) = 0.35 %.
+IID_SAMPLES = 20000
 
 
 def loo_rank_ceiling(movie: MovieData, frames, *, ties: str = TIES, density_sigma: float = DENSITY_SIGMA) -> float:
