@@ -34,23 +34,27 @@ def test_gazecom_arff_as_distributed():
     np.testing.assert_allclose(df[["x", "y"]].iloc[1], [417.0, 188.1])
 
 
+def _fails_naming(tmp_path, name, text, match):
+    """Write ``text`` to ``name`` and check that loading it fails with ``match`` (file and line)."""
+    p = tmp_path / name
+    p.write_text(text)
+    with pytest.raises(gz.GazeFormatError, match=match):
+        gz.load_gaze(p)
+
+
+def _edited(path, line, text):
+    lines = path.read_text().splitlines()
+    lines[line - 1] = text
+    return "\n".join(lines) + "\n"
+
+
 def test_gazecom_broken_rows_name_file_and_line(tmp_path):
-    lines = (DATA / "gazecom" / "YFK_welpen_20s_1.coord").read_text().splitlines()
-    lines[20] = "34000 768.2 oops 1"
-    bad = tmp_path / "bad.coord"
-    bad.write_text("\n".join(lines) + "\n")
-    with pytest.raises(gz.GazeFormatError, match=r"bad\.coord, line 21.*'oops'"):
-        gz.load_gaze(bad)
-    geo = tmp_path / "geo.coord"
-    geo.write_text("gaze 1280 720\ngeometry distance 0.45 width wide height 0.2\n1 2 3 1\n")
-    with pytest.raises(gz.GazeFormatError, match=r"geo\.coord, line 2"):
-        gz.load_gaze(geo)
-    arff = (DATA / "gazecom" / "arff_data_example.arff").read_text().splitlines()
-    arff[30] = "9000,417.0"
-    a = tmp_path / "bad.arff"
-    a.write_text("\n".join(arff) + "\n")
-    with pytest.raises(gz.GazeFormatError, match=r"bad\.arff, line 31: 2 fields"):
-        gz.load_gaze(a)
+    coord = _edited(DATA / "gazecom" / "YFK_welpen_20s_1.coord", 21, "34000 768.2 oops 1")
+    _fails_naming(tmp_path, "bad.coord", coord, r"bad\.coord, line 21.*'oops'")
+    _fails_naming(tmp_path, "geo.coord", "gaze 1280 720\ngeometry distance 0.45 width wide height 0.2\n1 2 3 1\n",
+                  r"geo\.coord, line 2")
+    arff = _edited(DATA / "gazecom" / "arff_data_example.arff", 31, "9000,417.0")
+    _fails_naming(tmp_path, "bad.arff", arff, r"bad\.arff, line 31: 2 fields")
 
 
 def test_crcns_cols_header_is_honoured(tmp_path):
@@ -61,10 +65,7 @@ def test_crcns_cols_header_is_honoured(tmp_path):
     np.testing.assert_allclose(df["x"], [100, 101, 102])
     np.testing.assert_allclose(df["t_ms"], [0, 2, 4])
     assert df["valid"].tolist() == [True, False, True]
-    q = tmp_path / "MC-b.e-ceyeS"
-    q.write_text("cols = x y status\n1 2 0\n1 2\n")
-    with pytest.raises(gz.GazeFormatError, match=r"MC-b\.e-ceyeS, line 3"):
-        gz.load_gaze(q)
+    _fails_naming(tmp_path, "MC-b.e-ceyeS", "cols = x y status\n1 2 0\n1 2\n", r"MC-b\.e-ceyeS, line 3")
 
 
 def test_diem_event_flags_and_screen_mapping(tmp_path):
@@ -78,10 +79,8 @@ def test_diem_event_flags_and_screen_mapping(tmp_path):
     np.testing.assert_allclose(df["x"].iloc[:2], [710, 660])
     np.testing.assert_allclose(df["y"].iloc[:2], [500 - 120, 490 - 120])
     assert df["valid"].tolist() == [True, True, False]
-    bad = tmp_path / "p_m.txt"
-    bad.write_text("1\t1\t1\t1\t1\t1\t1\t1\t1\n2\t1\t1\t1\t7\t1\t1\t1\t1\n")
-    with pytest.raises(gz.GazeFormatError, match=r"p_m\.txt, line 2.*event flag 7"):
-        gz.load_diem(bad)
+    _fails_naming(tmp_path, "p_m.txt", "1\t1\t1\t1\t1\t1\t1\t1\t1\n2\t1\t1\t1\t7\t1\t1\t1\t1\n",
+                  r"p_m\.txt, line 2.*event flag 7")
 
 
 def test_screen_geometry_against_hand_values():

@@ -154,13 +154,8 @@ def _nanmean(values) -> float:
     return float(np.nanmean(v)) if np.isfinite(v).any() else float("nan")
 
 
-def loo_ceiling(
-    observer_counts: np.ndarray,
-    *,
-    density_sigma: float = DENSITY_SIGMA,
-    n_splits: int = N_SPLITS,
-    seed: int = SEED,
-) -> dict[str, float]:
+def loo_ceiling(observer_counts: np.ndarray, *, density_sigma: float = DENSITY_SIGMA, n_splits: int = N_SPLITS,
+                seed: int = SEED) -> dict[str, float]:
     """Leave-one-observer-out ceiling: the others' fixation density predicting each observer.
 
     Parameters
