@@ -66,6 +66,16 @@ def test_crcns_cols_header_is_honoured(tmp_path):
     np.testing.assert_allclose(df["t_ms"], [0, 2, 4])
     assert df["valid"].tolist() == [True, False, True]
     _fails_naming(tmp_path, "MC-b.e-ceyeS", "cols = x y status\n1 2 0\n1 2\n", r"MC-b\.e-ceyeS, line 3")
+    # iLab markEye's layout: asterisked columns only on saccade-onset rows
+    r = tmp_path / "MC-c.e-ceyeS"
+    r.write_text("period = 240Hz\nppd = 34\ntrash = 0\ncols = x y pd status *targetx *targety *ampl *interval\n"
+                 "10 20 5 0\n11 21 5 1 300 200 8.5 120\n12 22 5 0\n")
+    df = gz.load_gaze(r)
+    np.testing.assert_allclose(df[["x", "y"]], [[10, 20], [11, 21], [12, 22]])
+    # without cols: 4-column rows with 8-column saccade-onset rows
+    u = tmp_path / "MC-d.e-ceyeS"
+    u.write_text("10 20 5 0\n11 21 5 1 300 200 8.5 120\n12 22 5 2\n")
+    assert gz.load_gaze(u)["valid"].tolist() == [True, True, False]
 
 
 def test_diem_event_flags_and_screen_mapping(tmp_path):

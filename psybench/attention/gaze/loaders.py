@@ -9,10 +9,12 @@ Formats:
   ``valid``);
 * CRCNS eye-1 (``*.e-ceyeS``, the crcns.org data set eye-1):
   ``key = value`` header lines (``period = 240Hz``, ``ppd``, ``trash`` samples to
-  skip, optional ``cols`` naming the columns, e.g. ``cols = x y pd status``), ``#``
+  skip, optional ``cols`` naming the columns, e.g. ``cols = x y pd status *targetx
+  *targety ...``, where asterisked columns appear only on some rows), ``#``
   comments, then rows; without ``cols`` the columns go by count: 2, 3, 4, 7 or 8
-  (x y [pd] [status] [targetx targety ampl interval]); status 2 (blink) and 3
-  (saccade in blink) are invalid;
+  (x y [pd] [status] [targetx targety ampl interval]), 7/8-column rows (saccade
+  onsets) mixing with 3/4-column ones; status 2 (blink) and 3 (saccade in blink)
+  are invalid;
 * DIEM ``event_data`` txt (Mital, Smith, Hill & Henderson 2011, Cogn. Comput. 3):
   rows ``frame lx ly ldil levent rx ry rdil revent`` at the movie's frame rate
   (frames counted from 1) in screen pixels; an eye is valid when its event flag is
@@ -121,9 +123,8 @@ def load_crcns(path: str | os.PathLike, *, subject: str | None = None, movie: st
     """
     path = Path(path)
     header: dict[str, str] = {}
-    cols_line = None
     rows: list[list[float]] = []
-    ncols = None
+    layout = None  # (column names of the kept base columns, allowed row lengths)
     with open(path, encoding="utf-8", errors="replace") as fh:
         for lineno, raw in enumerate(fh, 1):
             line = raw.split("#", 1)[0].strip()
@@ -133,21 +134,16 @@ def load_crcns(path: str | os.PathLike, *, subject: str | None = None, movie: st
             if m:
                 header[m.group(1).lower()] = m.group(2)
                 if m.group(1).lower() == "cols":
-                    cols_line = lineno
+                    layout = _crcns_cols(path, lineno, m.group(2))
                 continue
             toks = line.split()
-            if ncols is None and "cols" in header:
-                names = header["cols"].replace(",", " ").lower().split()
-                if "x" not in names or "y" not in names:
-                    raise GazeFormatError(path, cols_line, f"cols = {header['cols']!r} names no 'x' and 'y' column")
-                ncols = len(names)
-            if ncols is None and len(toks) not in (2, 3, 4, 7, 8):
-                raise GazeFormatError(path, lineno, f"{len(toks)} columns; CRCNS rows have 2, 3, 4, 7 or 8")
-            if ncols is None:
-                ncols = len(toks)
-            elif len(toks) != ncols:
-                raise GazeFormatError(path, lineno, f"{len(toks)} columns where earlier rows have {ncols}")
-            rows.append([_float(path, lineno, t, "value") for t in toks])
+            if layout is None:
+                layout = _crcns_by_count(path, lineno, len(toks))
+            names, allowed = layout
+            if len(toks) not in allowed:
+                raise GazeFormatError(path, lineno, f"{len(toks)} columns where the layout {names} allows "
+                                                    f"{sorted(allowed)}")
+            rows.append([_float(path, lineno, t, "value") for t in toks[: len(names)]])
     if not rows:
         raise GazeFormatError(path, None, "no samples")
     rate = 240.0
@@ -158,18 +154,9 @@ def load_crcns(path: str | os.PathLike, *, subject: str | None = None, movie: st
         rate = float(m.group(1))
     trash = int(float(header.get("trash", 0) or 0))
     data = np.asarray(rows, float)[trash:]
-    if "cols" in header:
-        names = header["cols"].replace(",", " ").lower().split()
-        col = {n: i for i, n in enumerate(names)}
-        x, y = data[:, col["x"]], data[:, col["y"]]
-        status = data[:, col["status"]].astype(int) if "status" in col else np.zeros(len(data), int)
-    else:
-        x, y = data[:, 0], data[:, 1]
-        status = np.zeros(len(data), int)
-        if data.shape[1] == 3:
-            status = data[:, 2].astype(int)
-        elif data.shape[1] >= 4:
-            status = data[:, 3].astype(int)
+    col = {n: i for i, n in enumerate(layout[0])}
+    x, y = data[:, col["x"]], data[:, col["y"]]
+    status = data[:, col["status"]].astype(int) if "status" in col else np.zeros(len(data), int)
     valid = ~np.isin(status, (2, 3))
     stem = path.name.split(".")[0]
     parts = stem.split("-", 1)
@@ -180,6 +167,29 @@ def load_crcns(path: str | os.PathLike, *, subject: str | None = None, movie: st
     if "ppd" in header:
         df.attrs["px_per_deg"] = _float(path, None, header["ppd"], "ppd")
     return df
+
+
+def _crcns_cols(path, lineno, value) -> tuple[list[str], set[int]]:
+    """Layout from ``cols = x y pd status *targetx *targety ...``.
+
+    Asterisked columns (iLab's markEye: filled only at saccade onsets) may be absent
+    from a row; the columns before the first asterisk are kept.
+    """
+    names = value.replace(",", " ").lower().split()
+    n_base = next((i for i, n in enumerate(names) if n.startswith("*")), len(names))
+    base = names[:n_base]
+    if "x" not in base or "y" not in base:
+        raise GazeFormatError(path, lineno, f"cols = {value!r} names no 'x' and 'y' column before the '*' columns")
+    return base, {n_base, len(names)}
+
+
+def _crcns_by_count(path, lineno, n) -> tuple[list[str], set[int]]:
+    """Layout of a file without ``cols``: 2 x y; 3 + status; 4 + pd; 7 / 8 add 4 saccade-target columns."""
+    layouts = {2: ["x", "y"], 3: ["x", "y", "status"], 4: ["x", "y", "pd", "status"]}
+    base = {7: 3, 8: 4}.get(n, n)
+    if base not in layouts:
+        raise GazeFormatError(path, lineno, f"{n} columns; CRCNS rows have 2, 3, 4, 7 or 8")
+    return layouts[base], {base, base + 4}
 
 
 def load_diem(
