@@ -187,13 +187,19 @@ def auc_judd_no_jitter(saliency: np.ndarray, fixations: np.ndarray) -> float:
     return _judd_curve(s.ravel(), f)
 
 
-def _stepped_auc(pos: np.ndarray, neg: np.ndarray, step: float) -> float:
-    """Borji's ROC area: thresholds ``0:step:max`` of a [0, 1] map, TP/FP at or above."""
-    top = max(pos.max(), neg.max())
+def _stepped_auc(pos: np.ndarray, negs: np.ndarray, step: float) -> float:
+    """Borji's ROC area, mean over splits: thresholds ``0:step:max`` of a [0, 1] map, TP/FP at or above.
+
+    ``pos`` (n,) are the fixated values, ``negs`` (n_splits, m) each split's
+    negatives. One threshold grid up to the largest value of all splits serves every
+    split: thresholds above a split's own maximum add (0, 0) points, of zero area.
+    """
+    top = max(pos.max(), negs.max())
     th = np.arange(int(np.floor(top / step + 1e-9)) + 1)[::-1] * step if np.isfinite(top) else np.array([np.nan])
     tp = np.concatenate([[0.0], (pos[None] >= th[:, None]).mean(1), [1.0]])
-    fp = np.concatenate([[0.0], (neg[None] >= th[:, None]).mean(1), [1.0]])
-    return float(np.trapezoid(tp, fp))
+    fp = (negs[:, None, :] >= th[None, :, None]).mean(2)
+    fp = np.concatenate([np.zeros((len(negs), 1)), fp, np.ones((len(negs), 1))], axis=1)
+    return float(np.mean(np.trapezoid(tp[None, :], fp, axis=1)))
 
 
 def auc_borji(
@@ -210,7 +216,7 @@ def auc_borji(
     if pos.size == 0:
         return float("nan")
     neg = s[np.random.default_rng(seed).integers(0, s.size, size=(n_splits, pos.size))]
-    return float(np.mean([_stepped_auc(pos, neg[k], step) for k in range(n_splits)]))
+    return _stepped_auc(pos, neg, step)
 
 
 def auc_shuffled(
@@ -238,8 +244,8 @@ def auc_shuffled(
         return float("nan")
     rng = np.random.default_rng(seed)
     n_oth = min(pos.size, ind.size)
-    return float(np.mean([_stepped_auc(pos, s[ind[rng.permutation(ind.size)][:n_oth]], step)
-                          for _ in range(n_splits)]))
+    negs = np.stack([s[ind[rng.permutation(ind.size)][:n_oth]] for _ in range(n_splits)])
+    return _stepped_auc(pos, negs, step)
 
 
 def auc_shuffled_rank(saliency: np.ndarray, fixations: np.ndarray, other_fixations: np.ndarray) -> float:
