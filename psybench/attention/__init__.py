@@ -2,9 +2,11 @@
 
 Stages, one module each:
 
-* :mod:`~psybench.attention.stimuli` -- movies ingested to the model grid, and the
-  motion pop-out scene of the paper's Fig. 12 rendered with a planted target;
-* :mod:`~psybench.attention.gaze` -- gaze loaders (CSV, CRCNS eye-1, DIEM, GazeCom),
+* :mod:`~psybench.attention.stimuli` -- the motion pop-out scene of the paper's
+  Fig. 12 rendered with a planted target; :mod:`~psybench.attention.ingest` -- real
+  movies through OpenCV with the container's frame timing;
+* :mod:`~psybench.attention.gaze` -- gaze loaders (CSV, CRCNS eye-1, DIEM, GazeCom
+  ``.coord`` and ARFF, any table through a column mapping), screen geometry,
   resampling to frames, I-VT filtering, synthetic observers and the random
   controls' scanpaths (a package, one module per job);
 * :mod:`~psybench.attention.features` -- the saliency-model interface and the
@@ -22,7 +24,8 @@ Stages, one module each:
   groups of Table 1; :mod:`~psybench.attention.table1` writes them;
 * :mod:`~psybench.attention.figures` -- the response-percentile curves (Fig. 8);
 * :mod:`~psybench.attention.metrics` -- standard saliency metrics (AUC-Judd, AUC-Borji,
-  sAUC, NSS, CC, KL, SIM, information gain);
+  sAUC, NSS, CC, KL, SIM, information gain) with the MIT benchmark's definitions
+  (:mod:`~psybench.attention.map_metrics`), and the leave-one-observer-out ceiling;
 * :mod:`~psybench.attention.defaults` -- the track's default settings.
 """
 
