@@ -1,4 +1,5 @@
-"""Gaze loaders on real public files (GazeCom .coord and ARFF, pymovements' dataset samples) and generated ones.
+"""Gaze loaders on real public files (GazeCom .coord and ARFF, DIEM event_data, pymovements' dataset samples)
+and generated ones.
 
 The real files and their sources and licences are listed in tests/data/gaze/*/README.md.
 """
@@ -91,6 +92,37 @@ def test_diem_event_flags_and_screen_mapping(tmp_path):
     assert df["valid"].tolist() == [True, True, False]
     _fails_naming(tmp_path, "p_m.txt", "1\t1\t1\t1\t1\t1\t1\t1\t1\n2\t1\t1\t1\t7\t1\t1\t1\t1\n",
                   r"p_m\.txt, line 2.*event flag 7")
+
+
+def test_diem_event_data_as_distributed():
+    """A real DIEM file (frames 1-330 of diem5s01 on arctic_bears, tab-separated, CRLF) by its own name."""
+    f = DATA / "diem" / "diem5s01.asc_15_arctic_bears_1066x710.txt"
+    df = gz.load_gaze(f)  # auto: not .csv/.coord/.arff/.e-ceyeS, first line not 'gaze ' -> DIEM
+    # DIEM's name <participant>.asc_<n>_<video>: not subject 'diem5s01.asc' and movie '15_arctic...'
+    assert set(df["subject"]) == {"diem5s01"} and set(df["movie"]) == {"arctic_bears_1066x710"}
+    assert len(df) == 330
+    # timestamps as recorded: frame f (from 1) at (f - 1) / 30 s
+    np.testing.assert_allclose(df["t_ms"].iloc[[0, 1, 329]], [0.0, 1000 / 30, 329 * 1000 / 30])
+    # 36 rows have no eye flagged fixation (1) or saccade (2): blinks (0), with zeros or
+    # off-screen coordinates, and two dropped frames (-1, at frames 190-191)
+    assert int(df["valid"].sum()) == 294
+    assert not df["valid"].iloc[[11, 15, 60, 189, 190]].any()  # frames 12, 16, 61 (1282.3, 1499.6), 190, 191
+    # frame 1: both eyes fixating -> their mean; frame 11: left saccade (2), right fixation (1)
+    np.testing.assert_allclose(df[["x", "y"]].iloc[0], [(647.4 + 633.9) / 2, (503.8 + 446.2) / 2])
+    np.testing.assert_allclose(df[["x", "y"]].iloc[10], [(668.7 + 599.7) / 2, (559.6 + 651.6) / 2])
+    # frame 322: left eye fixating, right eye blinking -> the left eye alone
+    np.testing.assert_allclose(df[["x", "y"]].iloc[321], [344.3, 678.9])
+    assert df["valid"].iloc[321]
+
+
+def test_diem_real_rows_break_with_file_and_line(tmp_path):
+    text = (DATA / "diem" / "diem5s01.asc_15_arctic_bears_1066x710.txt").read_bytes().decode()
+    rows = text.split("\r\n")
+    rows[189] = "190\t0\t0\t0\t-1\t0\t0\t0"  # a dropped frame that lost its last field
+    p = tmp_path / "diem5s01.asc_15_cut.txt"
+    p.write_bytes("\r\n".join(rows).encode())
+    with pytest.raises(gz.GazeFormatError, match=r"cut\.txt, line 190: 8 fields"):
+        gz.load_diem(p)
 
 
 def test_screen_geometry_against_hand_values():

@@ -15,11 +15,15 @@ Formats:
   (x y [pd] [status] [targetx targety ampl interval]), 7/8-column rows (saccade
   onsets) mixing with 3/4-column ones; status 2 (blink) and 3 (saccade in blink)
   are invalid;
-* DIEM ``event_data`` txt (Mital, Smith, Hill & Henderson 2011, Cogn. Comput. 3):
-  rows ``frame lx ly ldil levent rx ry rdil revent`` at the movie's frame rate
-  (frames counted from 1) in screen pixels; an eye is valid when its event flag is
-  neither -1 (error) nor 0 (blink) and its coordinates are finite; the gaze is the
-  mean of the valid eyes. ``screen_px``/``movie_px`` map screen to movie pixels
+* DIEM ``event_data`` txt (Mital, Smith, Hill & Henderson 2011, Cogn. Comput. 3),
+  named ``<participant>.asc_<n>_<video>.txt`` as distributed (e.g.
+  ``diem5s01.asc_15_arctic_bears_1066x710.txt``; a plain ``<participant>_<video>.txt``
+  is read too): tab-separated rows ``frame lx ly ldil levent rx ry rdil revent``
+  (CRLF line ends, no header) at 30 frames/s (frames counted from 1) in screen
+  pixels; an eye is valid when its event flag is neither -1 (error/dropped, row
+  ``0 0 0 -1``) nor 0 (blink, coordinates often 0 or off screen) and its
+  coordinates are finite; the gaze is the mean of the valid eyes.
+  ``screen_px``/``movie_px`` map screen to movie pixels
   (:func:`psybench.attention.gaze.tables.screen_to_movie`);
 * GazeCom (Dorr, Martinetz, Gegenfurtner & Barth 2010, J. Vis. 10(10)) ``.coord``:
   ``gaze <w> <h>``, ``geometry distance <d> width <w> height <h>`` (metres; the
@@ -106,6 +110,9 @@ def load_csv(path: str | os.PathLike, *, movie: str | None = None) -> pd.DataFra
 DIEM_EVENTS = {-1.0: "error", 0.0: "blink", 1.0: "fixation", 2.0: "saccade"}
 
 _HEADER_RE = re.compile(r"^\s*([A-Za-z_]+)\s*=\s*(.*?)\s*$")
+
+#: DIEM's own file names: ``<participant>.asc_<n>_<video>`` (stem), e.g. ``diem5s01.asc_15_arctic_bears_1066x710``.
+_DIEM_NAME_RE = re.compile(r"^(?P<subject>[^._]+)\.asc_(?P<n>\d+)_(?P<movie>.+)$")
 
 
 def load_crcns(path: str | os.PathLike, *, subject: str | None = None, movie: str | None = None) -> pd.DataFrame:
@@ -202,8 +209,10 @@ def load_diem(
     movie_px: tuple[float, float] | None = None,
     fit: str = "contain",
 ) -> pd.DataFrame:
-    """Load a DIEM ``event_data/<participant>_<video>.txt`` file (one row per frame).
+    """Load a DIEM ``event_data/<participant>.asc_<n>_<video>.txt`` file (one row per frame).
 
+    Subject and movie default to ``<participant>`` and ``<video>`` of that name (or,
+    for a name without ``.asc_<n>_``, the parts before and after the first ``_``).
     Time of row with frame number ``f`` (1-based) is ``(f - 1) * 1000 / frames_per_s``.
     An eye's sample is invalid when its event flag is -1 (error) or 0 (blink). With
     ``screen_px`` and ``movie_px`` (width, height) the screen coordinates are mapped
@@ -239,7 +248,11 @@ def load_diem(
     if not frames:
         raise GazeFormatError(path, None, "no samples")
     stem = path.stem
-    subj, _, mov = stem.partition("_")
+    named = _DIEM_NAME_RE.match(stem)
+    if named:
+        subj, mov = named.group("subject"), named.group("movie")
+    else:
+        subj, _, mov = stem.partition("_")
     xs, ys = np.asarray(xs, float), np.asarray(ys, float)
     if (screen_px is None) != (movie_px is None):
         raise ValueError(f"DIEM file {path}: give both screen_px and movie_px to map screen to movie pixels")
