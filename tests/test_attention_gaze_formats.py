@@ -79,6 +79,31 @@ def test_crcns_cols_header_is_honoured(tmp_path):
     assert gz.load_gaze(u)["valid"].tolist() == [True, True, False]
 
 
+def test_crcns_subject_is_the_folder_in_the_data_sets_layout(tmp_path):
+    """CRCNS eye-1 ships data-orig/<subject>/<clip>.e-ceyeS with clips such as tv-news01 (hyphenated).
+
+    Splitting such a stem at its '-' made subject 'tv' and movie 'news01' for every subject,
+    merging all subjects of a clip into one.
+    """
+    rows = "period = 240Hz\nppd = 34\ntrash = 0\n10 20 5 0\n11 21 5 0\n"
+    for sub in ("JZ", "VN"):
+        (tmp_path / "data-orig" / sub).mkdir(parents=True)
+        (tmp_path / "data-orig" / sub / "tv-news01.e-ceyeS").write_text(rows)
+    subjects = {gz.load_gaze(tmp_path / "data-orig" / sub / "tv-news01.e-ceyeS")["subject"].iloc[0]
+                for sub in ("JZ", "VN")}
+    assert subjects == {"JZ", "VN"}
+    df = gz.load_gaze(tmp_path / "data-orig" / "JZ" / "tv-news01.e-ceyeS")
+    assert set(df["movie"]) == {"tv-news01"} and df.attrs["px_per_deg"] == 34.0
+    (tmp_path / "gaze" / "CZ").mkdir(parents=True)  # copied elsewhere, still in its subject's folder
+    (tmp_path / "gaze" / "CZ" / "tv-ads01.e-ceyeS").write_text(rows)
+    df = gz.load_gaze(tmp_path / "gaze" / "CZ" / "tv-ads01.e-ceyeS")
+    assert (df["subject"].iloc[0], df["movie"].iloc[0]) == ("CZ", "tv-ads01")
+    (tmp_path / "flat").mkdir()  # the flat <subject>-<clip> naming is kept
+    (tmp_path / "flat" / "JZ-beverly01.e-ceyeS").write_text(rows)
+    df = gz.load_gaze(tmp_path / "flat" / "JZ-beverly01.e-ceyeS")
+    assert (df["subject"].iloc[0], df["movie"].iloc[0]) == ("JZ", "beverly01")
+
+
 def test_diem_event_flags_and_screen_mapping(tmp_path):
     p = tmp_path / "diem1s_ami_ib_1280x720.txt"
     p.write_text(

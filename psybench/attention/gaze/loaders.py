@@ -120,8 +120,11 @@ def load_crcns(path: str | os.PathLike, *, subject: str | None = None, movie: st
 
     The sampling period comes from ``period = <rate>Hz`` (240 Hz if absent); the
     first ``trash`` samples are dropped; times are ``i * 1000 / rate`` ms from the
-    first kept sample. Subject and movie default to the two parts of the file stem
-    ``<subject>-<clip>`` (or the whole stem).
+    first kept sample. Subject and movie default to the data set's own layout
+    ``data-orig/<subject>/<clip>.e-ceyeS`` (also ``data-mtv``, or any parent folder
+    named by upper-case initials such as ``JZ``): the folder is the subject and the
+    whole stem the clip, since clip names carry hyphens (``tv-news01``); otherwise
+    to the two parts of the stem ``<subject>-<clip>`` (or the whole stem).
 
     Returns
     -------
@@ -165,15 +168,21 @@ def load_crcns(path: str | os.PathLike, *, subject: str | None = None, movie: st
     x, y = data[:, col["x"]], data[:, col["y"]]
     status = data[:, col["status"]].astype(int) if "status" in col else np.zeros(len(data), int)
     valid = ~np.isin(status, (2, 3))
-    stem = path.name.split(".")[0]
-    parts = stem.split("-", 1)
-    subj = subject or parts[0]
-    mov = movie or (parts[1] if len(parts) == 2 else stem)
-    df = sample_table(subj, mov, np.arange(len(data)) * 1000.0 / rate, x, y, valid)
+    subj, mov = _crcns_names(path)
+    df = sample_table(subject or subj, movie or mov, np.arange(len(data)) * 1000.0 / rate, x, y, valid)
     df["status"] = status
     if "ppd" in header:
         df.attrs["px_per_deg"] = _float(path, None, header["ppd"], "ppd")
     return df
+
+
+def _crcns_names(path: Path) -> tuple[str, str]:
+    """Subject and clip of a CRCNS file: ``data-orig/<subject>/<clip>.e-ceyeS`` or ``<subject>-<clip>.e-ceyeS``."""
+    stem = path.name.split(".")[0]
+    if path.parent.parent.name in ("data-orig", "data-mtv") or re.fullmatch(r"[A-Z]{2,3}", path.parent.name):
+        return path.parent.name, stem
+    parts = stem.split("-", 1)
+    return parts[0], (parts[1] if len(parts) == 2 else stem)
 
 
 def _crcns_cols(path, lineno, value) -> tuple[list[str], set[int]]:
