@@ -19,6 +19,9 @@ from psybench.motion.criteria.common import _lookup, _truth
 
 __all__ = ["combine_directions", "direction_tag", "motion_direction"]
 
+#: Fitted quantities of a decay criterion kept for each direction (initial bias, time constant, asymptote).
+_FIT_KEYS = ("A", "tau_ms", "B")
+
 
 def motion_direction(stim: Mapping[str, Any]) -> float:
     """The nuisance direction (deg in [0, 360)) a stimulus was rendered at.
@@ -63,7 +66,8 @@ def combine_directions(per_direction: Sequence[tuple[float, Mapping[str, Any]]])
         ``passed`` iff passed at every direction; ``error`` the largest error
         (NaN if any is NaN); ``details`` those of the decisive direction (the
         first failing one, else the one with the largest error), with
-        ``by_direction`` (direction, passed, error of each) and ``n_directions``;
+        ``by_direction`` (direction, passed, error of each, and ``A``, ``tau_ms``,
+        ``B`` of a decay criterion) and ``n_directions``;
         columns ``n_directions``, ``passed_dir{DDD}``, ``error_dir{DDD}``, and for
         a criterion whose details carry a separately reported ``integration``
         verdict, ``integration_passed`` (at every direction) and
@@ -80,7 +84,8 @@ def combine_directions(per_direction: Sequence[tuple[float, Mapping[str, Any]]])
         decisive = max(range(len(finite)), key=finite.__getitem__)
     first = per_direction[decisive][1]
     by_direction = [{"direction_deg": d, "passed": bool(r["passed"]),
-                     "error": float(r["error"]) if math.isfinite(float(r["error"])) else None}
+                     "error": float(r["error"]) if math.isfinite(float(r["error"])) else None,
+                     **{k: r["details"][k] for k in _FIT_KEYS if k in r["details"]}}
                     for d, r in per_direction]
     details = {**first["details"], "by_direction": by_direction, "n_directions": len(per_direction),
                "decisive_direction_deg": per_direction[decisive][0]}
