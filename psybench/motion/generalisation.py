@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from psybench.io.tables import write_table
+from psybench.motion.criteria import CRITERIA_DEFAULTS, merge_criteria
 from psybench.motion.display import Display
 from psybench.motion.stimuli.sets import _tag, stimulus_set
 
@@ -233,13 +234,15 @@ def generalisation_table(
         order = {n: i for i, n in enumerate(NUISANCES)}
         table = table.assign(_n=table["nuisance"].map(order)).sort_values(
             ["_n", "experiment", "model", "level"], kind="stable").drop(columns="_n")
-    out = pd.concat([table, dependence_rows(table)], ignore_index=True)
+    a_min = merge_criteria(config["motion"].get("criteria"))["diamonds"]["a_min_deg"]
+    out = pd.concat([table, dependence_rows(table, a_min_deg=a_min)], ignore_index=True)
     out["passed"] = out["passed"].astype(bool)
     out["baseline"] = out["baseline"].astype(bool)
     return out[GENERALISATION_COLUMNS]
 
 
-def dependence_rows(table: pd.DataFrame) -> pd.DataFrame:
+def dependence_rows(table: pd.DataFrame, *, a_min_deg: float = CRITERIA_DEFAULTS["diamonds"]["a_min_deg"]
+                    ) -> pd.DataFrame:
     """Contrast and speed dependence of the diamonds' error (Wallace, Stone & Masson 2005).
 
     Rule
@@ -249,8 +252,10 @@ def dependence_rows(table: pd.DataFrame) -> pd.DataFrame:
     level. People's error is larger and slower at low contrast and at high
     speed, so between consecutive levels ``A`` and ``tau`` must both fall with
     contrast and both rise with speed (:data:`DEPENDENCE`). **Pass** iff every
-    such comparison holds, over at least two levels. A comparison whose value
-    is missing (no fit) counts as not holding.
+    such comparison holds, over at least two levels. A comparison counts as not
+    holding when a value is missing (no fit) or when either level shows no
+    initial bias toward the vector average (``A < a_min_deg``, the diamonds'
+    own threshold: there is no error whose size or speed could be compared).
 
     Continuous error (graded, in [0, 1]): the fraction of comparisons that do not
     hold; NaN when fewer than two levels exist.
@@ -269,17 +274,20 @@ def dependence_rows(table: pd.DataFrame) -> pd.DataFrame:
             g = g.sort_values("level")
             levels = g["level"].to_numpy(dtype=float)
             comparisons = []
+            biased = g["A_deg"].to_numpy(dtype=float) >= a_min_deg
             for key in ("A_deg", "tau_ms"):
                 v = g[key].to_numpy(dtype=float)
                 for i in range(len(v) - 1):
-                    ok = bool(np.isfinite(v[i]) and np.isfinite(v[i + 1]) and sign * (v[i + 1] - v[i]) > 0)
+                    ok = bool(np.isfinite(v[i]) and np.isfinite(v[i + 1]) and sign * (v[i + 1] - v[i]) > 0
+                              and biased[i] and biased[i + 1])
                     comparisons.append({"quantity": key, "from_level": levels[i], "to_level": levels[i + 1],
                                         "holds": ok})
             n = len(comparisons)
             passed = bool(len(levels) >= 2 and all(c["holds"] for c in comparisons))
             error = float(sum(not c["holds"] for c in comparisons) / n) if n else float("nan")
             details = {"rule": f"A and tau {'fall' if sign < 0 else 'rise'} with {nuisance} "
-                               "(Wallace, Stone & Masson 2005)",
+                               "(Wallace, Stone & Masson 2005), A >= a_min_deg at every level",
+                       "a_min_deg": a_min_deg,
                        "levels": levels.tolist(),
                        "A_deg": [None if not np.isfinite(x) else float(x) for x in g["A_deg"]],
                        "tau_ms": [None if not np.isfinite(x) else float(x) for x in g["tau_ms"]],

@@ -110,4 +110,4 @@ def _column_order(column: str) -> tuple:
     if m:
         angle = float(f"{m.group(2)}.{m.group(3) or 0}")
         return (1, angle, m.group(1) != "passed")
-    return (2, column)
+    return (2, column.removesuffix("_passed").removesuffix("_error"), column.endswith("_error"))
