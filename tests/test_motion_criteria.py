@@ -256,3 +256,12 @@ def test_dependence_rows_grade_the_orderings():
     # the right orderings without any initial bias (A below the diamonds' 10 deg) show no error to compare
     unbiased = dependence_rows(table("contrast", [0.3, 1.0], [-0.9, -2.6], [46.9, 31.6])).iloc[0]
     assert not unbiased["passed"] and unbiased["error"] == 1.0
+
+
+def test_generalisation_level_that_does_not_fit_names_its_key():
+    with pytest.raises(ValueError, match=r"motion\.generalisation\.speed_deg_s\.levels\[1\] \(200\)"):
+        generalisation_variants(_config(speed_deg_s={"levels": [5, 200]}))
+    from psybench.config import ConfigError
+
+    with pytest.raises(ConfigError, match=r"motion\.generalisation\.contrast\.levels\[0\]"):
+        _config(contrast={"levels": [1.5]})
