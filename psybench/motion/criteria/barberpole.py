@@ -48,6 +48,14 @@ def score_barberpole(
       ``monotonic_tol_deg`` (2) between consecutive ratios (Masson et al. 2000:
       the size of the 2D component grows with the aspect ratio).
 
+    Departure: Masson et al. measured the final direction of ocular following
+    135-175 ms after stimulus onset; here it is the steady state of the pursuit
+    readout (RR-7317 sec. 4.1), which a model reaches on its own time scale.
+    The perceptual report (the long axis, Wallach 1935) lies past the upper bound
+    at any aspect ratio; the earlier rule's "closer to the long axis than to the
+    normal" stays in ``checks["closer_to_long_axis"]`` for reference and no
+    longer decides.
+
     Continuous error (deg, graded): mean over aspect ratios of the distance of
     ``dev`` from its range (0 inside; for the square, from the normal).
     The earlier quantities (``abs_to_long_axis_deg``, ``fraction_toward_long_axis``)
