@@ -147,6 +147,7 @@ def stimulus_set(
     bar = {
         "width_deg": float(b["width_deg"]),
         "tilt_deg": float(b["tilt_deg"]),
+        "direction_deg": 0.0,  # replaced by each direction (the key keeps its place: 0-deg specs unchanged)
         "speed_deg_s": float(b["speed_deg_s"]),
     }
     for direction, dkey in directions:
@@ -163,6 +164,7 @@ def stimulus_set(
         "gap_fraction": float(s["gap_fraction"]),
         "width_deg": float(s.get("width_deg", bar["width_deg"])),
         "tilt_deg": float(s.get("tilt_deg", bar["tilt_deg"])),
+        "direction_deg": 0.0,
         "speed_deg_s": float(s.get("speed_deg_s", bar["speed_deg_s"])),
     }
     for direction, dkey in directions:
@@ -179,7 +181,7 @@ def stimulus_set(
         for i, ar in enumerate(bp["aspect_ratios"]):
             ar = float(ar)
             add(f"barberpole_ar{_tag(ar, 1)}{_dir_suffix(direction)}", "barberpole",
-                {"aspect_ratio": ar, **pole, "aperture_orientation_deg": direction},
+                {"aspect_ratio": ar, **pole, **({"aperture_orientation_deg": direction} if direction else {})},
                 f"{p}.aspect_ratios[{i}]", dkey)
 
     # gratings
@@ -188,6 +190,7 @@ def stimulus_set(
     grat = {
         "sf_cpd": float(g["sf_cpd"]),
         "speed_deg_s": float(g["speed_deg_s"]),
+        "direction_deg": 0.0,
         "edge_deg": float(g["edge_deg"]),
     }
     for i, dia_deg in enumerate(g["diameters_deg"]):
