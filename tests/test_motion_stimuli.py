@@ -328,7 +328,7 @@ def test_default_stimulus_set():
     assert spec["dashed_n01_dir015"]["params"]["direction_deg"] == 15.0
     assert spec["grating_d01_dir015"]["params"]["direction_deg"] == 15.0
     assert spec["barberpole_ar3_dir015"]["params"]["aperture_orientation_deg"] == 15.0
-    assert spec["barberpole_ar3"]["params"]["aperture_orientation_deg"] == 0.0
+    assert "aperture_orientation_deg" not in spec["barberpole_ar3"]["params"]  # 0 deg: the earlier spec
     # the diamonds' own directions replace motion.directions_deg for them only
     own = stimulus_set({"directions_deg": [0], "diamonds": {"directions_deg": [0, 90]}})
     assert {n for n in own if n.startswith("diamond_cw")} == {"diamond_cw_dir000", "diamond_cw_dir090"}
