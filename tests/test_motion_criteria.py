@@ -265,3 +265,17 @@ def test_generalisation_level_that_does_not_fit_names_its_key():
 
     with pytest.raises(ConfigError, match=r"motion\.generalisation\.contrast\.levels\[0\]"):
         _config(contrast={"levels": [1.5]})
+
+
+def test_score_rows_key_fits_by_direction(tmp_path):
+    from psybench.motion.score_rows import score_rows
+
+    t1 = tmp_path / "t1.csv"
+    pd.DataFrame({"experiment": ["diamonds"], "model": ["m"], "passed": [True], "error": [1.0],
+                  "passed_dir000": [True], "passed_dir015": [True]}).to_csv(t1, index=False)
+    fits = tmp_path / "fits.csv"
+    pd.DataFrame({"experiment": ["diamonds", "diamonds"], "model": ["m", "m"], "curve": ["half_differential"] * 2,
+                  "gaussian_score": [0.5, 0.7], "direction_deg": [0.0, 15.0]}).to_csv(fits, index=False)
+    rows = score_rows(t1, fits=[fits])
+    g = rows[rows["metric"] == "gaussian_score"].set_index("experiment")["value"]
+    assert g.to_dict() == {"diamonds/half_differential": 0.5, "diamonds/half_differential/dir015": 0.7}
