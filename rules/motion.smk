@@ -209,6 +209,106 @@ rule motion_score_rows:
         "../scripts/motion_score_rows.py"
 
 
+# Generalisation runs (motion.generalisation): the selected experiments re-rendered at other
+# contrasts, speeds and frame rates, each with its own display, through the same stages and
+# scripts; held out (no model parameter may be tuned on them).
+
+
+rule motion_generalisation_stimuli:
+    output:
+        store=directory("results/generalisation/{variant}/stimuli/{stimulus}.zarr"),
+    log:
+        "logs/generalisation/{variant}/stimuli/{stimulus}.log",
+    cache: True
+    conda:
+        "../envs/psybench.yaml"
+    params:
+        name="{stimulus}",
+        spec=get_motion_generalisation_spec,
+        display=get_motion_generalisation_display,
+        code_hash=MOTION_CODE["stimuli"],
+    script:
+        "../scripts/motion_stimuli.py"
+
+
+rule motion_generalisation_responses:
+    input:
+        stimulus="results/generalisation/{variant}/stimuli/{stimulus}.zarr",
+    output:
+        store=directory("results/generalisation/{variant}/responses/{model}/{stimulus}.zarr"),
+    log:
+        "logs/generalisation/{variant}/responses/{model}/{stimulus}.log",
+    cache: True
+    conda:
+        "../envs/psybench.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    params:
+        model=get_motion_model_description,
+        code_hash=get_motion_model_code_hash,
+    script:
+        "../scripts/motion_responses.py"
+
+
+rule motion_generalisation_readouts:
+    input:
+        responses=get_motion_generalisation_responses,
+    output:
+        stores=directory("results/generalisation/{variant}/readouts/{model}"),
+    log:
+        "logs/generalisation/{variant}/readouts/{model}.log",
+    conda:
+        "../envs/psybench.yaml"
+    params:
+        lambda_ms=config["motion"]["readout"]["lambda_ms"],
+        code_hash=MOTION_CODE["readouts"],
+    script:
+        "../scripts/motion_generalisation_readouts.py"
+
+
+rule motion_generalisation_scores:
+    input:
+        readouts="results/generalisation/{variant}/readouts/{model}",
+        literature=config["literature"],
+    output:
+        scores="results/generalisation/{variant}/scores/{model}.csv",
+        fits="results/generalisation/{variant}/fits/{model}.csv",
+    log:
+        "logs/generalisation/{variant}/scores/{model}.log",
+    conda:
+        "../envs/psybench.yaml"
+    params:
+        criteria=config["motion"]["criteria"],
+        code_hash=MOTION_CODE["scores"],
+    script:
+        "../scripts/motion_generalisation_scores.py"
+
+
+rule motion_generalisation:
+    input:
+        main=expand("results/scores/motion/{model}.csv", model=MOTION_MODELS),
+        variants=get_motion_generalisation_score_files,
+    output:
+        table=report(
+            "results/aggregate/motion_generalisation.csv",
+            caption="../report/motion_generalisation.rst",
+            category="Motion",
+            subcategory="Generalisation",
+        ),
+    log:
+        "logs/motion/generalisation.log",
+    conda:
+        "../envs/psybench.yaml"
+    params:
+        variant_scores=get_motion_generalisation_scores,
+        settings=get_motion_generalisation_config,
+        code_hash=MOTION_CODE["generalisation"],
+    script:
+        "../scripts/motion_generalisation.py"
+
+
 rule motion_all:
     input:
         motion_targets(),

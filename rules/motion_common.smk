@@ -3,6 +3,7 @@
 # the schema's defaults in rules/common.smk). Built once while the Snakefile is parsed.
 from psybench.config import ConfigError
 from psybench.motion.display import Display
+from psybench.motion.generalisation import generalisation_variants
 from psybench.motion.stimuli import stimulus_set
 from psybench.provenance import code_hash
 
@@ -15,6 +16,15 @@ MOTION_STIMULI = {}
 if MOTION_ON:
     try:
         MOTION_STIMULI = stimulus_set(config["motion"], display=Display.from_config(config["display"]))
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+
+# The generalisation runs (motion.generalisation): {variant: {nuisance, level, experiments,
+# display, stimuli}}, each with its own display mapping; held out, never tuned on.
+MOTION_GENERALISATION = {}
+if MOTION_ON:
+    try:
+        MOTION_GENERALISATION = generalisation_variants(config)
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
 
@@ -37,7 +47,10 @@ MOTION_CODE = {
             "psybench.io",
         ]
     ),
-    "table1": code_hash(["psybench.motion.table1", "psybench.aggregate.pareto", "psybench.io"]),
+    "table1": code_hash(
+        ["psybench.motion.table1", "psybench.motion.criteria.directions", "psybench.aggregate.pareto", "psybench.io"]
+    ),
+    "generalisation": code_hash(["psybench.motion.generalisation", "psybench.motion.stimuli", "psybench.io"]),
     "figures": code_hash(["psybench.motion.figures"]),
     # the track's rows of the cross-track long score table
     "score_rows": code_hash(["psybench.motion.score_rows", "psybench.aggregate", "psybench.io"]),
@@ -70,6 +83,7 @@ def motion_targets():
         "results/figures/motion/barberpole_directions.png",
         *expand("results/figures/motion/{model}_direction_error.png", model=MOTION_MODELS),
         *expand("results/figures/motion/{model}_flow.png", model=MOTION_MODELS),
+        *(["results/aggregate/motion_generalisation.csv"] if MOTION_GENERALISATION else []),
     ]
 
 
@@ -104,3 +118,40 @@ def get_motion_flow_figure_responses(wildcards):
     for name, stimulus in MOTION_STIMULI.items():
         firsts.setdefault(stimulus["family"], name)
     return expand("results/responses/{model}/{stimulus}.zarr", model=wildcards.model, stimulus=firsts.values())
+
+
+# generalisation runs: results/generalisation/{variant}/...
+
+
+def get_motion_generalisation_spec(wildcards):
+    return MOTION_GENERALISATION[wildcards.variant]["stimuli"][wildcards.stimulus]
+
+
+def get_motion_generalisation_display(wildcards):
+    return MOTION_GENERALISATION[wildcards.variant]["display"]
+
+
+def get_motion_generalisation_responses(wildcards):
+    return expand(
+        "results/generalisation/{variant}/responses/{model}/{stimulus}.zarr",
+        variant=wildcards.variant,
+        model=wildcards.model,
+        stimulus=MOTION_GENERALISATION[wildcards.variant]["stimuli"],
+    )
+
+
+def get_motion_generalisation_scores(wildcards):
+    """Every variant's per-model score tables, {variant: [paths]} (a mapping for the table's params too)."""
+    return {
+        variant: expand("results/generalisation/{variant}/scores/{model}.csv", variant=variant, model=MOTION_MODELS)
+        for variant in MOTION_GENERALISATION
+    }
+
+
+def get_motion_generalisation_score_files(wildcards):
+    return [p for paths in get_motion_generalisation_scores(wildcards).values() for p in paths]
+
+
+def get_motion_generalisation_config(wildcards):
+    """What the generalisation table reads of the config: display and motion (levels, baselines)."""
+    return {"display": dict(config["display"]), "motion": dict(config["motion"])}

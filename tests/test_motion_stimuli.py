@@ -297,7 +297,7 @@ def test_barberpole_axes_and_aperture():
 def test_renders_are_deterministic_and_well_formed():
     spec = stimulus_set({"duration_ms": 100})
     d = Display()
-    for name in ("diamond_cw_dir090", "bar_len16", "dashed_n04", "barberpole_ar2", "grating_d08"):
+    for name in ("diamond_cw_dir015", "bar_len16", "dashed_n04", "barberpole_ar2_dir015", "grating_d08"):
         fam, params = spec[name]["family"], spec[name]["params"]
         a, b = render(fam, d, **params), render(fam, d, **params)
         assert isinstance(a, Stimulus)
@@ -317,11 +317,25 @@ def test_object_leaving_display_is_rejected():
 
 def test_default_stimulus_set():
     spec = stimulus_set({"duration_ms": 500, "readout": {"lambda_ms": 50}, "models": []}, display=Display())
-    assert len(spec) == 25
+    # every experiment at 0 and 15 deg: 2 x (2 diamonds + 4 bars + 4 dashed bars + 3 barber-poles + 6 gratings)
+    assert len(spec) == 38
     assert all(re.fullmatch(r"[a-z0-9_]+", n) for n in spec)
-    for name in ("diamond_cw_dir000", "diamond_ccw_dir270", "bar_len04", "bar_len16", "dashed_n01", "dashed_n08",
-                 "barberpole_ar1", "barberpole_ar3", "grating_d01", "grating_d28"):
+    for name in ("diamond_cw_dir000", "diamond_ccw_dir015", "bar_len04", "bar_len16_dir015", "dashed_n01",
+                 "dashed_n08_dir015", "barberpole_ar1", "barberpole_ar3_dir015", "grating_d01", "grating_d28_dir015"):
         assert name in spec
+    # the direction of motion of each family at 15 deg; the barber-pole rotated as a whole
+    assert spec["bar_len04_dir015"]["params"]["direction_deg"] == 15.0
+    assert spec["dashed_n01_dir015"]["params"]["direction_deg"] == 15.0
+    assert spec["grating_d01_dir015"]["params"]["direction_deg"] == 15.0
+    assert spec["barberpole_ar3_dir015"]["params"]["aperture_orientation_deg"] == 15.0
+    assert "aperture_orientation_deg" not in spec["barberpole_ar3"]["params"]  # 0 deg: the earlier spec
+    # the diamonds' own directions replace motion.directions_deg for them only
+    own = stimulus_set({"directions_deg": [0], "diamonds": {"directions_deg": [0, 90]}})
+    assert {n for n in own if n.startswith("diamond_cw")} == {"diamond_cw_dir000", "diamond_cw_dir090"}
+    assert "bar_len04" in own and "bar_len04_dir090" not in own
+    # a subset of the experiments (the generalisation runs)
+    only = stimulus_set({}, experiments=["diamonds"])
+    assert set(only) == {"diamond_cw_dir000", "diamond_ccw_dir000", "diamond_cw_dir015", "diamond_ccw_dir015"}
     assert {s["experiment"] for s in spec.values()} == {"diamonds", "dashed_bars", "barberpole", "grating_size"}
     assert {s["family"] for s in spec.values()} == set(FAMILIES)
     assert spec["dashed_n04"]["params"]["speed_deg_s"] == spec["bar_len04"]["params"]["speed_deg_s"]
@@ -350,6 +364,8 @@ def test_default_stimulus_set():
         ({"bars": {"tilt_deg": 90}}, r"motion\.bars\.tilt_deg: 90 is greater than or equal to the maximum of 90"),
         ({"bars": {"lengths_deg": [4, 4]}}, r"motion\.bars\.lengths_deg\[1\] duplicates"),
         ({"diamonds": {"directions_deg": [0, 360]}}, r"motion\.diamonds\.directions_deg\[1\] duplicates"),
+        ({"directions_deg": [15, 375]}, r"motion\.directions_deg\[1\] duplicates"),
+        ({"directions_deg": []}, r"motion\.directions_deg: \[\] should be non-empty"),
         ({"diamonds": {"interior_angle_deg": 60}}, r"motion\.diamonds\.interior_angle_deg"),
     ],
 )

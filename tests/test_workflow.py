@@ -21,7 +21,12 @@ SMALL_CONFIG = {
     "tracks": ["motion"],
     "motion": {
         "duration_ms": 240,
-        "diamonds": {"speed_deg_s": 8, "size_deg": 8, "line_width_deg": 0.5, "directions_deg": [0, 90]},
+        # every experiment at 0 and an off-cardinal direction (a CW/CCW diamond pair at each)
+        "directions_deg": [0, 30],
+        # one cheap held-out re-run: the diamonds at a lower contrast
+        "generalisation": {"contrast": {"levels": [0.3], "experiments": ["diamonds"]},
+                           "speed_deg_s": {"levels": []}, "frames_per_s": {"levels": []}},
+        "diamonds": {"speed_deg_s": 8, "size_deg": 8, "line_width_deg": 0.5},
         "bars": {"speed_deg_s": 8, "width_deg": 0.5, "tilt_deg": 45, "lengths_deg": [4, 8]},
         "dashed_bars": {"length_deg": 8, "n_tiles": [1, 2], "gap_fraction": 0.3},
         "barberpole": {"aspect_ratios": [1, 2], "short_side_deg": 6, "sf_cpd": 0.5, "speed_deg_s": 4},
@@ -54,6 +59,45 @@ def test_full_run_outputs(workflow):
     assert "Translating diamonds" in md
     for fig in ("stimuli.png", "hs_flow.png", "fb_direction_error.png"):
         assert (workflow / "results/figures/motion" / fig).stat().st_size > 1000
+
+
+def test_every_experiment_is_scored_at_every_direction(workflow):
+    """Per-direction verdicts in the scores and Table 1; overall pass only if every direction passes."""
+    scores = pd.read_csv(workflow / "results/scores/motion/hs.csv")
+    assert list(scores.columns[:5]) == ["experiment", "model", "passed", "error", "details"]
+    assert (scores["n_directions"] == 2).all()
+    for direction in ("dir000", "dir030"):
+        assert {f"passed_{direction}", f"error_{direction}"} <= set(scores.columns)
+    t1 = pd.read_csv(workflow / "results/aggregate/motion_table1.csv")
+    every = t1["passed_dir000"].astype(bool) & t1["passed_dir030"].astype(bool)
+    assert (t1["passed"].astype(bool) == every).all()
+    assert (t1["error"] >= t1[["error_dir000", "error_dir030"]].min(axis=1) - 1e-12).all()
+    assert t1["integration_passed"].notna().sum() == 2  # grating size only, for both models
+    assert "30°:" in (workflow / "results/aggregate/motion_table1.md").read_text()
+    assert (workflow / "results/stimuli/diamond_ccw_dir030.zarr").is_dir()
+    assert (workflow / "results/stimuli/barberpole_ar2_dir030.zarr").is_dir()
+    fits = pd.read_csv(workflow / "results/fits/motion/hs.csv")
+    assert sorted(fits.loc[fits["experiment"] == "diamonds", "direction_deg"]) == [0.0, 30.0]
+
+
+def test_generalisation_table(workflow):
+    """Columns of results/aggregate/motion_generalisation.csv; the re-run has its own contrast."""
+    from psybench.io import open_store
+
+    gen = pd.read_csv(workflow / "results/aggregate/motion_generalisation.csv")
+    assert list(gen.columns[:6]) == ["model", "experiment", "nuisance", "level", "passed", "error"]
+    rows = gen[gen["experiment"] == "diamonds"]
+    assert set(zip(rows["model"], rows["level"], rows["baseline"])) == {
+        ("hs", 1.0, True), ("hs", 0.3, False), ("fb", 1.0, True), ("fb", 0.3, False)}
+    # the baseline row is the main run's verdict at 0 deg
+    t1 = pd.read_csv(workflow / "results/aggregate/motion_table1.csv").set_index(["experiment", "model"])
+    base = rows[rows["baseline"]].set_index("model")
+    for m in ("hs", "fb"):
+        assert bool(base.loc[m, "passed"]) == bool(t1.loc[("diamonds", m), "passed_dir000"])
+    dep = gen[gen["experiment"] == "diamonds_contrast_dependence"]
+    assert set(dep["model"]) == {"hs", "fb"} and dep["level"].isna().all()
+    store = open_store(workflow / "results/generalisation/contrast_000p3/stimuli/diamond_cw_dir000.zarr")
+    assert store.attrs["stimulus"]["params"]["contrast"] == 0.3
 
 
 def test_stores_carry_display_and_code_hash(workflow):

@@ -7,8 +7,9 @@ Table 1 (experiment, model, passed,    ``<experiment>`` / ``error`` (lower) and
 error)                                 ``passed`` (1/0, higher); source: the model's
                                        direction-error figure
 per-model fits (experiment, model,     ``<experiment>/<curve>`` / ``gaussian_score``
-curve, ..., gaussian_score), optional  (higher; Gaussian score, Tlapale et al.
-                                       2010, RR-7317 eq. 1), rows where it is not NaN
+curve, ..., gaussian_score,            (higher; Gaussian score, Tlapale et al.
+direction_deg), optional               2010, RR-7317 eq. 1), rows where it is not NaN;
+                                       ``/dir{DDD}`` appended for a direction other than 0
 =====================================  ==============================================
 
 Missing values stay missing: an empty or NaN score becomes NaN in ``value`` (never 0).
@@ -26,6 +27,7 @@ import pandas as pd
 
 from psybench.aggregate import cells
 from psybench.aggregate.table import score_frame
+from psybench.motion.criteria.directions import direction_tag
 
 __all__ = ["score_rows"]
 
@@ -115,6 +117,11 @@ def _fits_rows(path, *, track: str, results_root) -> pd.DataFrame:
     if "curve" in df.columns:
         curve = cells.text(df["curve"])
         exps = exps.where(curve == "", exps + "/" + curve)
+    if "direction_deg" in df.columns:
+        # one fit per motion direction: the 0-deg fit keeps the key of single-direction runs
+        direction = cells.floats(df["direction_deg"], "direction_deg", path)
+        tags = pd.Series([direction_tag(d) if np.isfinite(d) and d != 0 else "" for d in direction], index=exps.index)
+        exps = exps.where(tags == "", exps + "/" + tags)
     return score_frame({"model": cells.text(df["model"]).to_numpy(dtype=object), "track": [track] * n,
                         "experiment": exps.to_numpy(dtype=object), "metric": ["gaussian_score"] * n,
                         "value": value, "direction": ["higher"] * n,

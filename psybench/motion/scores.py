@@ -20,6 +20,7 @@ import pandas as pd
 from psybench.io.tables import write_table
 from psybench.motion import EXPERIMENTS
 from psybench.motion.criteria import CRITERIA_DEFAULTS, SCORERS, merge_criteria
+from psybench.motion.criteria.directions import _column_order, combine_directions, motion_direction
 from psybench.motion.literature import load_literature
 from psybench.motion.readouts import load_readout
 
@@ -39,7 +40,7 @@ FIT_COLUMNS = [
     "A", "tau_ms", "B", "se_A", "se_tau", "se_B", "r2", "rmse", "n", "converged", "aic", "bic",
     "gaussian_score", "n_lit_params", "selected", "delta_bic",
     "double_A1", "double_tau1_ms", "double_A2", "double_tau2_ms", "double_B", "double_r2", "double_converged",
-    "si_A", "si_B", "si_t0", "si_tau", "si_r2",
+    "si_A", "si_B", "si_t0", "si_tau", "si_r2", "direction_deg",
 ]
 
 
@@ -91,25 +92,36 @@ def score_model(
     -------
     scores : DataFrame
         Columns :data:`SCORE_COLUMNS` (``details`` a dict), one row per experiment
-        present, in the order of :data:`EXPERIMENTS`.
+        present, in the order of :data:`EXPERIMENTS`; then ``n_directions``,
+        ``passed_dir{DDD}`` and ``error_dir{DDD}`` per motion direction (the
+        experiment is scored at each direction separately and ``passed`` only if
+        it passes at every one; ``error`` is the largest, see
+        :func:`psybench.motion.criteria.directions.combine_directions`), and
+        ``integration_passed``, ``integration_error`` (grating size only: the
+        separately reported growth of the integration area with time).
     fits : DataFrame
-        Columns :data:`FIT_COLUMNS`, one row per fitted curve.
+        Columns :data:`FIT_COLUMNS`, one row per fitted curve and direction.
     """
     crit = merge_criteria(criteria)
-    groups: dict[str, dict[str, Any]] = {}
+    groups: dict[str, dict[float, dict[str, Any]]] = {}
     for name, data in readouts.items():
         data = _as_readout(name, data)
         exp = data["stimulus"].get("experiment")
         if exp not in SCORERS:
             raise ValueError(f"stimulus {name!r}: experiment {exp!r} is not one of {list(EXPERIMENTS)}")
-        groups.setdefault(exp, {})[name] = data
+        groups.setdefault(exp, {}).setdefault(motion_direction(data["stimulus"]), {})[name] = data
     rows, fits = [], []
     for exp in EXPERIMENTS:
-        if exp in groups:
-            row, fit_rows = SCORERS[exp](model, groups[exp], crit, literature)
-            rows.append(row)
-            fits.extend(fit_rows)
-    return pd.DataFrame(rows, columns=SCORE_COLUMNS), pd.DataFrame(fits, columns=FIT_COLUMNS)
+        if exp not in groups:
+            continue
+        per_direction = []
+        for direction in sorted(groups[exp]):
+            row, fit_rows = SCORERS[exp](model, groups[exp][direction], crit, literature)
+            per_direction.append((direction, row))
+            fits.extend({**f, "direction_deg": direction} for f in fit_rows)
+        rows.append(combine_directions(per_direction))
+    columns = SCORE_COLUMNS + sorted({c for r in rows for c in r} - set(SCORE_COLUMNS), key=_column_order)
+    return pd.DataFrame(rows, columns=columns), pd.DataFrame(fits, columns=FIT_COLUMNS)
 
 
 def score_model_stores(

@@ -4,7 +4,10 @@ Inputs are the per-model score tables written by :mod:`psybench.motion.scores`
 (columns ``experiment, model, passed, error, details``). Outputs:
 
 * ``motion_table1.csv``: tidy, one row per experiment x model, columns
-  ``experiment, model, passed, error`` (error: lower is better).
+  ``experiment, model, passed, error`` (error: lower is better), then, when the
+  score tables have them, ``n_directions``, ``passed_dir{DDD}``, ``error_dir{DDD}``
+  (the verdict and error at each motion direction; ``passed`` holds only if every
+  direction passed) and ``integration_passed``, ``integration_error``.
 * ``motion_table1.md``: the same in RR-7317's layout (rows = stimuli,
   columns = models, pass/fail marks).
 * ``motion_pareto.csv``: one row per model with its error per experiment, whether
@@ -27,6 +30,7 @@ from psybench.aggregate.pareto import pareto_table
 from psybench.io.atomic import atomic_output
 from psybench.io.tables import write_table
 from psybench.motion import EXPERIMENT_LABELS, EXPERIMENTS
+from psybench.motion.criteria.directions import _column_order
 
 __all__ = ["EXPERIMENTS", "EXPERIMENT_LABELS", "table1", "table1_markdown", "motion_pareto", "write_table1"]
 
@@ -40,8 +44,10 @@ def table1(score_tables: Sequence[pd.DataFrame], *, experiments: Sequence[str] =
         missing = [c for c in TABLE1_COLUMNS if c not in df.columns]
         if missing:
             raise ValueError(f"score table lacks column(s) {missing}")
-        frames.append(df[TABLE1_COLUMNS])
+        frames.append(df[TABLE1_COLUMNS + [c for c in df.columns if _is_extra(c)]])
     out = pd.concat(frames, ignore_index=True)
+    extra = sorted({c for df in frames for c in df.columns if _is_extra(c)}, key=_column_order)
+    out = out[TABLE1_COLUMNS + extra]
     models = list(dict.fromkeys(out["model"]))
     unknown = sorted(set(out["experiment"]) - set(experiments))
     if unknown:
@@ -56,10 +62,36 @@ def table1(score_tables: Sequence[pd.DataFrame], *, experiments: Sequence[str] =
     return out
 
 
+def _is_extra(column: str) -> bool:
+    """Per-direction and separately reported columns of the score tables, carried into Table 1."""
+    return column == "n_directions" or column.startswith(("passed_dir", "error_dir", "integration_"))
+
+
+def _mark(passed) -> str:
+    return "✔" if bool(passed) else "✘"
+
+
+def _direction_cells(row: pd.Series) -> str:
+    """`` [0°: ✔, 15°: ✘]``: the verdict at each direction, when the table has them."""
+    cells = []
+    for col in row.index:
+        if col.startswith("passed_dir") and pd.notna(row[col]):
+            angle = float(col.removeprefix("passed_dir").replace("p", "."))
+            cells.append(f"{angle:g}°: {_mark(row[col])}")
+    return f" [{', '.join(cells)}]" if cells else ""
+
+
 def table1_markdown(table: pd.DataFrame) -> str:
-    """RR-7317 Table 1 layout: rows = stimuli, columns = models, pass (✔) / fail (✘)."""
+    """RR-7317 Table 1 layout: rows = stimuli, columns = models, pass (✔) / fail (✘).
+
+    When the table has per-direction columns, each cell adds the verdict at every
+    motion direction after the overall one (``✘ (3.1) [0°: ✔, 15°: ✘]``), and the
+    separately reported integration-area criterion of the grating-size experiment
+    gets a row of its own below (not part of the paper's four).
+    """
     models = list(dict.fromkeys(table["model"]))
     lines = ["| Stimulus | " + " | ".join(models) + " |", "|---" * (len(models) + 1) + "|"]
+    integration = []
     for exp in dict.fromkeys(table["experiment"]):
         cells = []
         for m in models:
@@ -68,8 +100,14 @@ def table1_markdown(table: pd.DataFrame) -> str:
                 cells.append("n/a")
             else:
                 r = row.iloc[0]
-                cells.append(f"{'✔' if r['passed'] else '✘'} ({r['error']:.3g})")
+                cells.append(f"{_mark(r['passed'])} ({r['error']:.3g}){_direction_cells(r)}")
+                if pd.notna(r.get("integration_passed", float("nan"))):
+                    integration.append((m, f"{_mark(r['integration_passed'])} ({r['integration_error']:.3g})"))
         lines.append(f"| {EXPERIMENT_LABELS.get(exp, exp)} | " + " | ".join(cells) + " |")
+    if integration:
+        found = dict(integration)
+        lines.append("| Integration area grows with time (separate, not a Table 1 row) | "
+                     + " | ".join(found.get(m, "n/a") for m in models) + " |")
     lines.append("")
     # The footnote names the rules' old module path: the table is a result users'
     # scripts read and must stay byte-identical (the rules now live in psybench/motion/criteria/).

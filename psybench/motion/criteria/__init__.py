@@ -24,6 +24,11 @@ name -> readout data, either a readout-store path or a dict with
 
 Conventions shared by all rules
 -------------------------------
+* Nuisance invariance (:mod:`.directions`): each experiment is scored separately at
+  every motion direction of the run and passes only if it passes at each; its
+  error is the worst direction's. The thresholds are written here, with their
+  sources, before any model is run on new stimuli; none is tuned on the
+  generalisation runs (:mod:`psybench.motion.generalisation`).
 * Response onset ``t_on``: the first sample at which the direction of ``w`` is
   defined (:func:`psybench.motion.readouts.direction_error` gives NaN before).
   Fits use time since onset, so ``A`` is the bias at the response onset.

@@ -53,25 +53,50 @@ CRITERIA_DEFAULTS: dict[str, dict[str, float]] = {
         "tiles_rho_max": 0.0,
     },
     "barberpole": {
-        # For aspect ratios > 1 the deviation from the grating normal toward the long axis
-        # must exceed this fraction of the angle between them; 0.5 = "closer to the long
-        # axis than to the grating normal" (RR-7317 sec. 3.3: perceived = long axis).
-        "min_fraction_toward_long_axis": 0.5,
-        # Deviation toward the long axis must not decrease with aspect ratio (Masson et
-        # al. 2000: the 2D component's size depends on the aspect ratio); a decrease
-        # smaller than this tolerance (deg) counts as flat.
+        # Further lower bound on the deviation from the grating normal toward the long axis,
+        # as a fraction of the angle between them. 0: none beyond the ocular-following range
+        # below (the earlier rule's 0.5, "closer to the long axis", is stricter than the pursuit
+        # data at aspect ratio 2, whose terminator sum lies at a fraction 0.41; Masson et al. 2000).
+        "min_fraction_toward_long_axis": 0.0,
+        # Deviation toward the long axis must not decrease with aspect ratio (Masson et al.
+        # 2000: the 2D component's size depends on the aspect ratio); a decrease smaller than
+        # this tolerance (deg) counts as flat.
         "monotonic_tol_deg": 2.0,
+        # The final direction must lie between the grating-plus-terminators and the
+        # terminators-alone vector sums (Masson, Rybarczyk, Castet & Mestre 2000; computed by
+        # psybench.motion.criteria.barberpole.ocular_following_range); this tolerance (deg) on
+        # either bound is a resolution allowance of the readout, not a literature value.
+        "range_tol_deg": 5.0,
+        # A square aperture has no dominant axis: by symmetry the direction is the grating
+        # normal (both vector sums are); tolerance (deg) as above.
+        "square_tol_deg": 5.0,
     },
     "grating_size": {
-        # Early window after the response onset (ms) over which the pursuit displacement
-        # is integrated (Barthelemy et al. 2006 measured the early change in eye position).
-        "window_ms": 150.0,
+        # Early window (ms) after the model's own response onset over which the pursuit
+        # displacement is integrated: Barthelemy, Vanzetta & Masson 2006 measure the change in
+        # eye position over the first tens of ms of ocular following (open loop), before
+        # feedback; 40 ms is that order (the exact windows of the paper are not verified).
+        "window_ms": 40.0,
+        # Response onset of a model: the first time its pursuit speed along the motion reaches
+        # this fraction of the series' largest speed (a latency criterion, as the eye-movement
+        # literature defines onset by a threshold on velocity).
+        "onset_fraction": 0.1,
         # Growth from the smallest diameter to the peak, relative to the peak, must be at
         # least this ("increases with diameter").
         "growth_min": 0.05,
         # Growth over the last diameter step, relative to the peak, must be at most this
         # ("then saturates or declines").
         "saturation_tol": 0.05,
+        # Bounded decline: from the peak to the largest diameter the early response may fall
+        # by at most this fraction of the peak (RR-7317 sec. 3.3 after Barthelemy et al. 2006:
+        # it "slightly decreases" beyond the summation area; 0.25 is our reading of "slightly",
+        # not a verified value).
+        "decline_max": 0.25,
+        # Integration area (separately reported): the smallest diameter whose response reaches
+        # this fraction of the peak (RR-7317 sec. 3.3: "the smallest diameter leading to the
+        # strongest change in eye position"); it must not shrink from the early window to the
+        # next one of the same length (Barthelemy et al. 2006: integration grows with time).
+        "area_fraction": 0.95,
     },
 }
 

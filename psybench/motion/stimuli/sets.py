@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -30,7 +30,7 @@ __all__ = ["stimulus_set"]
 
 
 #: Keys of the motion section that belong to later stages (not read here).
-_OTHER_STAGE_KEYS = ("readout", "criteria", "models")
+_OTHER_STAGE_KEYS = ("readout", "criteria", "models", "generalisation")
 
 
 def _tag(value: float, width: int) -> str:
@@ -58,7 +58,14 @@ def _validated_section(cfg: Mapping[str, Any]) -> dict[str, Any]:
     return check_schema({"tracks": ["motion"], "motion": section})["motion"]
 
 
-def stimulus_set(cfg: Mapping[str, Any], *, display: Display | None = None) -> dict[str, dict[str, Any]]:
+def _dir_suffix(direction: float) -> str:
+    """Name suffix of a motion direction: '' at 0 deg (the names of earlier runs), else ``_dirDDD``."""
+    return "" if direction == 0.0 else f"_dir{_tag(direction, 3)}"
+
+
+def stimulus_set(
+    cfg: Mapping[str, Any], *, display: Display | None = None, experiments: Sequence[str] | None = None,
+) -> dict[str, dict[str, Any]]:
     """The run's motion stimuli, ``{name: {"family", "experiment", "params"}}``, from config.
 
     Parameters
@@ -66,8 +73,8 @@ def stimulus_set(cfg: Mapping[str, Any], *, display: Display | None = None) -> d
     cfg : mapping
         The ``motion`` config section (or a whole config holding one); it is
         validated against config/schema.yaml and missing keys take the schema's
-        defaults. Keys of later stages (``readout``, ``criteria``, ``models``)
-        are ignored.
+        defaults. Keys of later stages (``readout``, ``criteria``, ``models``,
+        ``generalisation``) are ignored.
     display : Display, optional
         When given, every stimulus is checked to fit the display for its whole
         duration (cheaply, without rendering), so a bad size fails before any job.
@@ -75,11 +82,20 @@ def stimulus_set(cfg: Mapping[str, Any], *, display: Display | None = None) -> d
     Returns
     -------
     dict
-        Ordered diamonds, bars, dashed bars, barber-poles, gratings. Names (Snakemake
+        Ordered diamonds, bars, dashed bars, barber-poles, gratings, each at every
+        motion direction of ``motion.directions_deg`` (the nuisance directions:
+        a model must pass an experiment at each of them). Names (Snakemake
         wildcards, ``[a-z0-9_]+``): ``diamond_{cw,ccw}_dir{DDD}``, ``bar_len{LL}``,
-        ``dashed_n{NN}``, ``barberpole_ar{A}``, ``grating_d{DD}`` (zero-padded; a
-        fractional value is written with ``p`` for the point, e.g. ``bar_len02p5``).
+        ``dashed_n{NN}``, ``barberpole_ar{A}``, ``grating_d{DD}`` at 0 deg, with
+        ``_dir{DDD}`` appended at any other direction (zero-padded; a fractional
+        value is written with ``p`` for the point, e.g. ``bar_len02p5``).
         ``params`` are the keyword arguments of the family's renderer (JSON types).
+        At direction ``d`` the bars, dashed bars and gratings move along ``d``;
+        the barber-pole's whole configuration is rotated by ``d``
+        (``aperture_orientation_deg = d``, the grating drifting at
+        ``d + grating_orientation_deg``); the diamonds form a CW/CCW pair at each
+        ``d`` (``motion.diamonds.directions_deg``, when given, replaces the
+        diamonds' directions).
 
     Raises
     ------
@@ -92,14 +108,19 @@ def stimulus_set(cfg: Mapping[str, Any], *, display: Display | None = None) -> d
         radius, two keys making the same stimulus, a stimulus leaving the display.
     """
     cfg = _validated_section(cfg)
+    keep = set(experiments) if experiments is not None else None
+    directions = _directions(cfg["directions_deg"], "motion.directions_deg")
     common = {"contrast": float(cfg["contrast"]), "duration_ms": float(cfg["duration_ms"])}
     out: dict[str, dict[str, Any]] = {}
     where: dict[str, str] = {}
 
-    def add(name: str, family: str, params: dict[str, Any], key: str) -> None:
+    def add(name: str, family: str, params: dict[str, Any], key: str, at: str = "") -> None:
         if name in out:
-            raise ValueError(f"{key} duplicates stimulus {name!r} (already made by {where[name]})")
+            raise ValueError(f"{key} duplicates stimulus {name!r} (already made by {where[name]})"
+                             + (f" at {at}" if at else ""))
         where[name] = key
+        if keep is not None and FAMILIES[family][1] not in keep:
+            return
         out[name] = {"family": family, "experiment": FAMILIES[family][1], "params": {**params, **common}}
 
     # diamonds
@@ -111,11 +132,14 @@ def stimulus_set(cfg: Mapping[str, Any], *, display: Display | None = None) -> d
             f"{p}.interior_angle_deg must be <= 90 - va_bias_deg = {90 - dia['va_bias_deg']:g} "
             f"to reach the vector-average bias, got {dia['interior_angle_deg']:g}"
         )
+    if d.get("directions_deg") is not None:
+        dia_dirs = _directions(d["directions_deg"], f"{p}.directions_deg")
+    else:
+        dia_dirs = directions
     for hand in ("cw", "ccw"):
-        for i, direction in enumerate(d["directions_deg"]):
-            direction = float(direction) % 360.0
+        for direction, key in dia_dirs:
             add(f"diamond_{hand}_dir{_tag(direction, 3)}", "diamond",
-                {"handedness": hand, "direction_deg": direction, **dia}, f"{p}.directions_deg[{i}]")
+                {"handedness": hand, "direction_deg": direction, **dia}, key)
 
     # bars
     b = cfg["bars"]
@@ -123,12 +147,14 @@ def stimulus_set(cfg: Mapping[str, Any], *, display: Display | None = None) -> d
     bar = {
         "width_deg": float(b["width_deg"]),
         "tilt_deg": float(b["tilt_deg"]),
-        "direction_deg": 0.0,
+        "direction_deg": 0.0,  # replaced by each direction (the key keeps its place: 0-deg specs unchanged)
         "speed_deg_s": float(b["speed_deg_s"]),
     }
-    for i, length in enumerate(b["lengths_deg"]):
-        length = float(length)
-        add(f"bar_len{_tag(length, 2)}", "bar", {"length_deg": length, **bar}, f"{p}.lengths_deg[{i}]")
+    for direction, dkey in directions:
+        for i, length in enumerate(b["lengths_deg"]):
+            length = float(length)
+            add(f"bar_len{_tag(length, 2)}{_dir_suffix(direction)}", "bar",
+                {"length_deg": length, **bar, "direction_deg": direction}, f"{p}.lengths_deg[{i}]", dkey)
 
     # dashed bars (same motion as the bars unless given)
     s = cfg["dashed_bars"]
@@ -141,17 +167,22 @@ def stimulus_set(cfg: Mapping[str, Any], *, display: Display | None = None) -> d
         "direction_deg": 0.0,
         "speed_deg_s": float(s.get("speed_deg_s", bar["speed_deg_s"])),
     }
-    for i, n in enumerate(s["n_tiles"]):
-        n = int(n)
-        add(f"dashed_n{_tag(n, 2)}", "dashed_bar", {"n_tiles": n, **dashed}, f"{p}.n_tiles[{i}]")
+    for direction, dkey in directions:
+        for i, n in enumerate(s["n_tiles"]):
+            n = int(n)
+            add(f"dashed_n{_tag(n, 2)}{_dir_suffix(direction)}", "dashed_bar",
+                {"n_tiles": n, **dashed, "direction_deg": direction}, f"{p}.n_tiles[{i}]", dkey)
 
     # barber-poles
     bp = cfg["barberpole"]
     p = "motion.barberpole"
     pole = {k: float(bp[k]) for k in ("short_side_deg", "sf_cpd", "speed_deg_s", "grating_orientation_deg")}
-    for i, ar in enumerate(bp["aspect_ratios"]):
-        ar = float(ar)
-        add(f"barberpole_ar{_tag(ar, 1)}", "barberpole", {"aspect_ratio": ar, **pole}, f"{p}.aspect_ratios[{i}]")
+    for direction, dkey in directions:
+        for i, ar in enumerate(bp["aspect_ratios"]):
+            ar = float(ar)
+            add(f"barberpole_ar{_tag(ar, 1)}{_dir_suffix(direction)}", "barberpole",
+                {"aspect_ratio": ar, **pole, **({"aperture_orientation_deg": direction} if direction else {})},
+                f"{p}.aspect_ratios[{i}]", dkey)
 
     # gratings
     g = cfg["gratings"]
@@ -163,10 +194,13 @@ def stimulus_set(cfg: Mapping[str, Any], *, display: Display | None = None) -> d
         "edge_deg": float(g["edge_deg"]),
     }
     for i, dia_deg in enumerate(g["diameters_deg"]):
-        dia_deg = float(dia_deg)
-        if grat["edge_deg"] > dia_deg / 2.0:
+        if grat["edge_deg"] > float(dia_deg) / 2.0:
             raise ValueError(f"{p}.edge_deg ({grat['edge_deg']:g}) exceeds the radius of diameters_deg[{i}]")
-        add(f"grating_d{_tag(dia_deg, 2)}", "grating", {"diameter_deg": dia_deg, **grat}, f"{p}.diameters_deg[{i}]")
+    for direction, dkey in directions:
+        for i, dia_deg in enumerate(g["diameters_deg"]):
+            dia_deg = float(dia_deg)
+            add(f"grating_d{_tag(dia_deg, 2)}{_dir_suffix(direction)}", "grating",
+                {"diameter_deg": dia_deg, **grat, "direction_deg": direction}, f"{p}.diameters_deg[{i}]", dkey)
 
     if display is not None:
         for name, spec in out.items():
@@ -174,6 +208,17 @@ def stimulus_set(cfg: Mapping[str, Any], *, display: Display | None = None) -> d
                 _check_spec_fits(display, spec)
             except ValueError as exc:
                 raise ValueError(f"motion stimulus {name} ({where[name]}): {exc}") from None
+    return out
+
+
+def _directions(values: Sequence[float], key: str) -> list[tuple[float, str]]:
+    """Directions in [0, 360) with their config keys; a repeated direction (mod 360) is an error."""
+    out: list[tuple[float, str]] = []
+    for i, value in enumerate(values):
+        direction = float(value) % 360.0
+        if any(direction == d for d, _ in out):
+            raise ValueError(f"{key}[{i}] duplicates direction {direction:g} deg (mod 360)")
+        out.append((direction, f"{key}[{i}]"))
     return out
 
 
