@@ -221,3 +221,37 @@ def test_ar1_correction_reduces_to_iid_for_white_noise_and_is_exact_for_known_st
     assert cov_ar1[0, 0] / cov_iid[0, 0] == pytest.approx((1 + phi) / (1 - phi), rel=0.1)
     with pytest.raises(ValueError, match="errors"):
         fit_exponential(T, y, errors="newey")
+
+
+# ----------------------------------------------------------------- the verdict's fit
+def test_verdict_fit_is_the_selected_one_and_reaches_the_fits_table():
+    from psybench.motion.fits import VERDICT_FIT_COLUMNS, verdict_fit
+    from psybench.motion.scores import FIT_COLUMNS, score_model
+
+    rng = np.random.default_rng(5)
+    y = 20 * np.exp(-T / 15.0) + 20 * np.exp(-T / 150.0) + 1.0 + rng.normal(0, 0.5, T.size)
+    sel = select_exponential(T, y)
+    v = verdict_fit(sel)
+    d = sel.double
+    assert v.fit == "double" and v.A == d.A1 + d.A2 and v.tau_ms == d.tau2_ms and v.B == d.B
+    assert v.se_A > 0 and v.se_tau == d.se_tau2 and v.converged
+    single = verdict_fit(select_exponential(T, 30 * np.exp(-T / 80.0) + 2.0 + rng.normal(0, 1.0, T.size)))
+    assert single.fit == "single" and single.params().keys() == {"A", "tau_ms", "B"}
+    assert set(VERDICT_FIT_COLUMNS) <= set(FIT_COLUMNS) and FIT_COLUMNS[:3] == ["experiment", "model", "curve"]
+
+    # two-exponential diamonds: the table's verdict columns are what the criterion judged,
+    # while the headline A/tau_ms/B columns stay the single exponential
+    readouts = {}
+    for hand, s in (("cw", 1.0), ("ccw", -1.0)):
+        err = s * (20 * np.exp(-T / 15.0) + 20 * np.exp(-T / 150.0) + 1.0)
+        readouts[hand] = {
+            "t_ms": T, "direction_error_deg": err, "direction_deg": err, "speed_deg_s": np.full(T.size, 10.0),
+            "stimulus": {"name": hand, "family": "diamond", "experiment": "diamonds", "handedness": hand,
+                         "truth": {"direction_deg": 0.0}, "vector_average_direction_deg": s * 44.0},
+        }
+    scores, fits = score_model("m", readouts)
+    details, row = scores.iloc[0]["details"], fits.iloc[0]
+    assert row["verdict_fit"] == details["selected"] == "double"
+    for col, key in (("verdict_A", "A"), ("verdict_tau_ms", "tau_ms"), ("verdict_B", "B")):
+        assert row[col] == pytest.approx(details[key], rel=1e-12)
+    assert row["verdict_tau_ms"] == pytest.approx(150.0, rel=1e-3) and row["tau_ms"] < 140.0

@@ -32,6 +32,7 @@ from psybench.motion.fits.uncertainty import (
     estimate_ar1,
     least_squares_covariance,
 )
+from psybench.motion.fits.verdict import VERDICT_FIT_COLUMNS, VerdictFit, verdict_fit
 
 __all__ = [
     "FitResult",
@@ -48,4 +49,7 @@ __all__ = [
     "confidence_interval",
     "estimate_ar1",
     "least_squares_covariance",
+    "VERDICT_FIT_COLUMNS",
+    "VerdictFit",
+    "verdict_fit",
 ]
