@@ -38,7 +38,7 @@ MOTION_CODE = {
         ]
     ),
     "table1": code_hash(["psybench.motion.table1", "psybench.aggregate.pareto", "psybench.io"]),
-    "figures": code_hash(["psybench.motion.figures"]),
+    "figures": code_hash(["psybench.motion.figures", "psybench.motion.literature"]),
     # the track's rows of the cross-track long score table
     "score_rows": code_hash(["psybench.motion.score_rows", "psybench.aggregate", "psybench.io"]),
 }
