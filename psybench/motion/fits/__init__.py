@@ -2,9 +2,10 @@
 
 One module per job:
 
-* :mod:`~psybench.motion.fits.exponential`: one and two exponentials, their
-  selection by BIC and the time-scale-invariant variant (RR-7317 eq. 4,
-  sec. 4.2.1; Born et al. 2006);
+* :mod:`~psybench.motion.fits.exponential`: one and two exponentials and their
+  selection by BIC (RR-7317 eq. 4; Born et al. 2006);
+* :mod:`~psybench.motion.fits.scale_invariant`: the time-scale-invariant
+  variant (RR-7317 sec. 4.2.1);
 * :mod:`~psybench.motion.fits.uncertainty`: standard errors for serially
   correlated (AR(1)) residuals;
 * :mod:`~psybench.motion.fits.verdict`: the one fit a criterion's verdict uses,
@@ -17,15 +18,14 @@ The Gaussian score against the literature (RR-7317 eq. 1) is
 from psybench.motion.fits.exponential import (
     DoubleFitResult,
     FitResult,
-    ScaleInvariantFitResult,
     Selection,
     double_exponential,
     exponential,
     fit_double_exponential,
     fit_exponential,
-    fit_exponential_scale_invariant,
     select_exponential,
 )
+from psybench.motion.fits.scale_invariant import ScaleInvariantFitResult, fit_exponential_scale_invariant
 from psybench.motion.fits.uncertainty import (
     ar1_correlation,
     confidence_interval,

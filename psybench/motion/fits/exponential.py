@@ -5,8 +5,8 @@ the parameters of the curves experimentalists fit to their data:
 
 * :func:`fit_exponential`: ``f(t) = A exp(-t / tau) + B`` (RR-7317 eq. 4; the
   decay of pursuit direction error, Masson & Stone 2002);
-* :func:`fit_exponential_scale_invariant`: the time-scale-invariant variant of
-  section 4.2.1, for models without a strict mapping to real time;
+* the time-scale-invariant variant of section 4.2.1, for models without a
+  strict mapping to real time, is :mod:`psybench.motion.fits.scale_invariant`;
 * :func:`fit_double_exponential`: ``A1 exp(-t/tau1) + A2 exp(-t/tau2) + B``, since
   Born et al. (2006) fit pursuit direction error by "at most two exponentials";
   :func:`select_exponential` chooses one or two by BIC;
@@ -40,11 +40,9 @@ from psybench.motion.fits.uncertainty import least_squares_covariance
 __all__ = [
     "FitResult",
     "DoubleFitResult",
-    "ScaleInvariantFitResult",
     "Selection",
     "fit_exponential",
     "fit_double_exponential",
-    "fit_exponential_scale_invariant",
     "select_exponential",
     "exponential",
     "double_exponential",
@@ -134,40 +132,6 @@ class DoubleFitResult:
 
     def params(self) -> dict[str, float]:
         return {"A1": self.A1, "tau1_ms": self.tau1_ms, "A2": self.A2, "tau2_ms": self.tau2_ms, "B": self.B}
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
-
-
-@dataclasses.dataclass(frozen=True)
-class ScaleInvariantFitResult:
-    """Time-scale-invariant fit ``A exp(-(t - t0) / (tau - t0)) + B`` (RR-7317 sec. 4.2.1).
-
-    ``t0`` and ``tau`` are in the unit of the model's own time axis; ``t0`` is
-    the fixed gauge (see :func:`fit_exponential_scale_invariant`), so it has no
-    standard error and ``se_tau`` is that of ``tau - t0``. Only ``A`` and ``B``
-    are comparable with literature values measured in real time.
-    """
-
-    A: float
-    tau: float
-    t0: float
-    B: float
-    se_A: float
-    se_tau: float
-    se_B: float
-    r2: float
-    rmse: float
-    n: int
-    converged: bool
-
-    def params(self) -> dict[str, float]:
-        """Only the time-scale-free parameters (``A``, ``B``)."""
-        return {"A": self.A, "B": self.B}
-
-    def t_tilde(self, t):
-        """Normalised time ``(t - t0) / (tau - t0)``: 0 at onset, 1 at the 1/e point."""
-        return (np.asarray(t, dtype=np.float64) - self.t0) / (self.tau - self.t0)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -389,51 +353,3 @@ def select_exponential(t, y, *, bic_margin: float = 2.0, errors: str = "ar1") ->
     d_aic = single.aic - double.aic
     chosen = "double" if (double.converged and np.isfinite(d_bic) and d_bic > bic_margin) else "single"
     return Selection(single, double, chosen, float(d_bic), float(d_aic))
-
-
-# ----------------------------------------------------------- scale-invariant variant
-def fit_exponential_scale_invariant(t, y, *, t0: float | None = None, errors: str = "ar1") -> ScaleInvariantFitResult:
-    """Time-scale-invariant exponential fit (RR-7317 section 4.2.1).
-
-    The paper replaces ``t`` by ``t~ = t / (tau - t0)`` with two fitted
-    parameters ``tau`` and ``t0``, for models with no strict mapping between
-    their time (iterations, frames) and real time. We write it with the time
-    measured from ``t0``::
-
-        f(t) = A exp(-t~) + B,   t~ = (t - t0) / (tau - t0),
-
-    so ``t0`` is the response onset (``t~ = 0``) and ``tau`` the time of the 1/e
-    point (``t~ = 1``), both in the model's own time unit.
-
-    Identifiability: ``tau`` and ``t0`` enter only through the scale
-    ``d = tau - t0`` and through the shift ``t0``, and for an exponential a
-    shift is indistinguishable from a change of amplitude
-    (``A exp(-(t - t0 - c)/d) = A e^{c/d} exp(-(t - t0)/d)``): the two extra
-    parameters are one too many. We therefore fix the gauge ``t0`` (by default
-    the first finite sample, the onset of the response, which is observable) and
-    fit ``A``, ``d > 0`` and ``B``. ``A`` (amplitude at onset) and ``B``
-    (asymptote) are then invariant under any affine change of the time axis
-    ``t -> a t + b`` (``a > 0``), which is what makes them comparable with
-    literature values; ``tau`` is reported in model time units and must not be
-    scored against a time constant in ms.
-
-    Parameters
-    ----------
-    t : array_like, shape (N,)
-        Model time in any unit.
-    y : array_like, shape (N,)
-    t0 : float, optional
-        Gauge (onset); default: the first finite sample time.
-
-    Returns
-    -------
-    ScaleInvariantFitResult
-    """
-    tc, yc = _clean(t, y)
-    if t0 is None:
-        t0 = float(tc.min()) if tc.size else float("nan")
-    fit = fit_exponential(tc - t0, yc, errors=errors)
-    return ScaleInvariantFitResult(
-        A=fit.A, tau=t0 + fit.tau_ms, t0=float(t0), B=fit.B, se_A=fit.se_A, se_tau=fit.se_tau,
-        se_B=fit.se_B, r2=fit.r2, rmse=fit.rmse, n=fit.n, converged=fit.converged,
-    )
