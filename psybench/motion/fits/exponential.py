@@ -123,12 +123,12 @@ class DoubleFitResult:
     rmse: float
     n: int
     converged: bool
-    aic: float = float("nan")
-    bic: float = float("nan")
     se_A_total: float = float("nan")
+    dof: float = float("nan")
     ar1_phi: float = float("nan")
     se_method: str = "ar1"
-    dof: float = float("nan")
+    aic: float = float("nan")
+    bic: float = float("nan")
 
     def params(self) -> dict[str, float]:
         return {"A1": self.A1, "tau1_ms": self.tau1_ms, "A2": self.A2, "tau2_ms": self.tau2_ms, "B": self.B}
@@ -335,8 +335,8 @@ def fit_double_exponential(t, y, *, errors: str = "ar1") -> DoubleFitResult:
     # SE of the initial bias A1 + A2 (the verdict's A): var A1 + var A2 + 2 cov(A1, A2)
     se_sum = float(np.sqrt(max(cov[0, 0] + cov[2, 2] + 2.0 * cov[0, 2], 0.0))) if np.all(np.isfinite(cov)) \
         else float(se[0])
-    return DoubleFitResult(a1, tau1, a2, tau2, b, *(float(s) for s in se), r2, rmse, n, converged, aic, bic,
-                           se_sum, phi, errors, dof)
+    return DoubleFitResult(a1, tau1, a2, tau2, b, *(float(s) for s in se), r2, rmse, n, converged, se_sum,
+                           dof=dof, ar1_phi=phi, se_method=errors, aic=aic, bic=bic)
 
 
 def select_exponential(t, y, *, bic_margin: float = 2.0, errors: str = "ar1") -> Selection:

@@ -31,8 +31,8 @@ class ScaleInvariantFitResult:
     t0: float
     B: float
     se_A: float
-    se_tau: float
     se_B: float
+    se_tau: float
     r2: float
     rmse: float
     n: int

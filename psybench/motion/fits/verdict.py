@@ -38,15 +38,15 @@ class VerdictFit:
 
     fit: str
     A: float
-    tau_ms: float
     B: float
+    tau_ms: float
     se_A: float
-    se_tau: float
     se_B: float
-    r2: float
+    se_tau: float
     converged: bool
-    ar1_phi: float
+    r2: float
     dof: float
+    ar1_phi: float
 
     def params(self) -> dict[str, float]:
         """Parameters by literature name (``A``, ``tau_ms``, ``B``), as ``FitResult.params()``."""
@@ -71,8 +71,8 @@ def verdict_fit(selection: Selection) -> VerdictFit:
     """
     if selection.selected == "double":
         d = selection.double
-        return VerdictFit("double", d.A1 + d.A2, d.tau2_ms, d.B, d.se_A_total, d.se_tau2, d.se_B, d.r2,
-                          bool(d.converged), d.ar1_phi, d.dof)
+        return VerdictFit("double", A=d.A1 + d.A2, B=d.B, tau_ms=d.tau2_ms, se_A=d.se_A_total, se_B=d.se_B,
+                          se_tau=d.se_tau2, converged=bool(d.converged), r2=d.r2, dof=d.dof, ar1_phi=d.ar1_phi)
     s = selection.single
-    return VerdictFit("single", s.A, s.tau_ms, s.B, s.se_A, s.se_tau, s.se_B, s.r2, bool(s.converged),
-                      s.ar1_phi, s.dof)
+    return VerdictFit("single", A=s.A, B=s.B, tau_ms=s.tau_ms, se_A=s.se_A, se_B=s.se_B, se_tau=s.se_tau,
+                      converged=bool(s.converged), r2=s.r2, dof=s.dof, ar1_phi=s.ar1_phi)
