@@ -88,7 +88,7 @@ def test_lambda_sensitivity_shows_a_verdict_made_by_the_readout():
     lengthened past 20 ms: pass. The report flags the verdicts that differ from
     the run's own lambda (50 ms).
     """
-    table = lambda_sensitivity("m", _diamond_readouts(), score_model)
+    table, fits = lambda_sensitivity("m", _diamond_readouts(), score_model)
     assert list(table.columns) == SENSITIVITY_COLUMNS
     assert sorted(table["lambda_ms"]) == [0.0, 25.0, 50.0, 100.0]
     by = table.set_index("lambda_ms")
@@ -97,3 +97,6 @@ def test_lambda_sensitivity_shows_a_verdict_made_by_the_readout():
     assert by.loc[50.0, "passed"] and by.loc[50.0, "tau_ms"] > 20.0
     assert by.loc[0.0, "verdict_differs"] and not by.loc[50.0, "verdict_differs"]
     assert by["tau_ms"].is_monotonic_increasing  # the readout's constant leaks into the fit
+    # the fits at every lambda, with the verdict's fit columns
+    assert list(fits.columns[:2]) == ["readout", "lambda_ms"] and len(fits) == 4
+    np.testing.assert_allclose(fits.set_index("lambda_ms")["verdict_tau_ms"], by["tau_ms"])

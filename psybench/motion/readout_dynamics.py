@@ -22,7 +22,7 @@ Readouts here are the dicts of :func:`psybench.motion.readouts.load_readout`
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -38,6 +38,7 @@ from psybench.motion.readouts import (
 
 __all__ = [
     "DEFAULT_LAMBDAS_MS",
+    "LambdaSensitivity",
     "SENSITIVITY_COLUMNS",
     "direct_readout",
     "fit_mean_flow_direction",
@@ -158,6 +159,13 @@ def fit_mean_flow_direction(
     return select_exponential(t - t_on, err, bic_margin=bic_margin)
 
 
+class LambdaSensitivity(NamedTuple):
+    """:func:`lambda_sensitivity`'s two tables."""
+
+    verdicts: pd.DataFrame  # SENSITIVITY_COLUMNS, one row per experiment and lambda
+    fits: pd.DataFrame      # the scorer's fits table at every lambda, with readout and lambda_ms first
+
+
 def lambda_sensitivity(
     model: str,
     readouts: Mapping[str, Mapping[str, Any]],
@@ -166,8 +174,8 @@ def lambda_sensitivity(
     lambdas_ms: Sequence[float] = DEFAULT_LAMBDAS_MS,
     reference_lambda_ms: float | None = None,
     **score_kwargs: Any,
-) -> pd.DataFrame:
-    """Every verdict at several pursuit constants and on the unfiltered mean flow.
+) -> LambdaSensitivity:
+    """Every verdict and fit at several pursuit constants and on the unfiltered mean flow.
 
     Parameters
     ----------
@@ -179,8 +187,8 @@ def lambda_sensitivity(
         :func:`psybench.motion.scores.score_model` (passed in, so this module
         does not depend on the criteria).
     lambdas_ms : sequence of float
-        Pursuit constants (ms); 0 means no filter. The unfiltered readout is
-        always included.
+        Pursuit constants (ms); 0 means no filter. The unfiltered readout and
+        the reference are always included.
     reference_lambda_ms : float, optional
         The run's own ``lambda`` (default: the readouts' ``readout.lambda_ms``,
         else 50 ms); ``verdict_differs`` compares each verdict with the one at it.
@@ -189,11 +197,14 @@ def lambda_sensitivity(
 
     Returns
     -------
-    DataFrame
-        Columns :data:`SENSITIVITY_COLUMNS`, one row per experiment and
-        ``lambda_ms`` (ascending; ``readout`` is ``"mean_flow"`` at 0, else
-        ``"pursuit"``). ``A``, ``tau_ms``, ``B`` and ``selected`` are the decay
-        fit the verdict read (NaN for experiments without one).
+    LambdaSensitivity
+        ``verdicts``: columns :data:`SENSITIVITY_COLUMNS`, one row per
+        experiment and ``lambda_ms`` (ascending; ``readout`` is ``"mean_flow"``
+        at 0, else ``"pursuit"``); ``A``, ``tau_ms``, ``B`` and ``selected`` are
+        the decay fit the verdict read where its details give one (diamonds),
+        else NaN. ``fits``: every fitted curve at every ``lambda_ms``, the
+        scorer's fits table (``verdict_tau_ms`` etc.) after ``readout`` and
+        ``lambda_ms`` columns.
     """
     if reference_lambda_ms is None:
         first = next(iter(readouts.values()), {})
@@ -201,14 +212,16 @@ def lambda_sensitivity(
     grid = sorted({0.0, float(reference_lambda_ms), *(float(x) for x in lambdas_ms)})
     if any(x < 0 for x in grid):
         raise ValueError(f"lambdas_ms must be >= 0; got {list(lambdas_ms)}")
-    rows = []
+    rows, fit_tables = [], []
     for lam in grid:
         variant = {name: repursue(data, lam) for name, data in readouts.items()}
-        scores, _ = score(model, variant, **score_kwargs)
+        scores, fits = score(model, variant, **score_kwargs)
+        kind = "mean_flow" if lam == 0 else "pursuit"
+        fit_tables.append(fits.assign(readout=kind, lambda_ms=lam))
         for _, r in scores.iterrows():
             d = r["details"] if isinstance(r["details"], Mapping) else {}
             rows.append({
-                "experiment": r["experiment"], "model": model, "readout": "mean_flow" if lam == 0 else "pursuit",
+                "experiment": r["experiment"], "model": model, "readout": kind,
                 "lambda_ms": lam, "passed": bool(r["passed"]), "error": float(r["error"]),
                 "A": d.get("A"), "tau_ms": d.get("tau_ms"), "B": d.get("B"), "selected": d.get("selected"),
             })
@@ -217,4 +230,7 @@ def lambda_sensitivity(
     out["verdict_differs"] = out["passed"] != out["experiment"].map(ref)
     for col in ("A", "tau_ms", "B"):
         out[col] = pd.to_numeric(out[col], errors="coerce")
-    return out[SENSITIVITY_COLUMNS].reset_index(drop=True)
+    fits = pd.concat(fit_tables, ignore_index=True) if fit_tables else pd.DataFrame()
+    lead = ["readout", "lambda_ms"]
+    fits = fits[lead + [c for c in fits.columns if c not in lead]]
+    return LambdaSensitivity(out[SENSITIVITY_COLUMNS].reset_index(drop=True), fits)
