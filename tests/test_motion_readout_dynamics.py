@@ -100,3 +100,28 @@ def test_lambda_sensitivity_shows_a_verdict_made_by_the_readout():
     # the fits at every lambda, with the verdict's fit columns
     assert list(fits.columns[:2]) == ["readout", "lambda_ms"] and len(fits) == 4
     np.testing.assert_allclose(fits.set_index("lambda_ms")["verdict_tau_ms"], by["tau_ms"])
+
+
+def test_summary_and_stores_wrapper_write_the_report(tmp_path):
+    from psybench.io.store import ArraySpec, write_store
+    from psybench.io.tables import read_table
+    from psybench.motion.readout_dynamics import SUMMARY_COLUMNS, lambda_sensitivity_stores, sensitivity_summary
+
+    paths = []
+    for name, r in _diamond_readouts().items():
+        arrays = {k: ArraySpec(np.zeros((T.size, 2)) if k == "pursuit" else r["mean_flow"], ("t", "component"))
+                  for k in ("mean_flow", "pursuit")}
+        arrays.update({k: ArraySpec(np.zeros(T.size), ("t",))
+                       for k in ("direction_deg", "direction_error_deg", "speed_deg_s")})
+        paths.append(write_store(tmp_path / f"{name}.zarr", arrays, {
+            "display": r["display"], "stimulus": r["stimulus"], "readout": r["readout"], "model": {"name": "m"}}))
+    v_csv, f_csv = lambda_sensitivity_stores(paths, tmp_path / "v.csv", tmp_path / "f.csv",
+                                             literature_path="config/literature.yaml")
+    verdicts, fits = read_table(v_csv), read_table(f_csv)
+    assert sorted(verdicts["lambda_ms"]) == [0.0, 25.0, 50.0, 100.0] and set(verdicts["model"]) == {"m"}
+    assert len(fits) == 4 and "verdict_tau_ms" in fits.columns
+    summary = sensitivity_summary(verdicts)
+    assert list(summary.columns) == SUMMARY_COLUMNS and len(summary) == 1
+    row = summary.iloc[0]
+    assert row["passed_reference"] and not row["passed_direct"] and not row["lambda_robust"]
+    assert row["tau_direct_ms"] == pytest.approx(TAU_MODEL, rel=0.05) and row["lambdas_ms"] == "0 25 50 100"

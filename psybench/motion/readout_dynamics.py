@@ -21,7 +21,9 @@ Readouts here are the dicts of :func:`psybench.motion.readouts.load_readout`
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -43,7 +45,10 @@ __all__ = [
     "direct_readout",
     "fit_mean_flow_direction",
     "lambda_sensitivity",
+    "lambda_sensitivity_stores",
     "repursue",
+    "sensitivity_summary",
+    "SUMMARY_COLUMNS",
 ]
 
 #: Pursuit constants of the sensitivity report: half, once and twice the default.
@@ -234,3 +239,73 @@ def lambda_sensitivity(
     lead = ["readout", "lambda_ms"]
     fits = fits[lead + [c for c in fits.columns if c not in lead]]
     return LambdaSensitivity(out[SENSITIVITY_COLUMNS].reset_index(drop=True), fits)
+
+
+#: Columns of :func:`sensitivity_summary`.
+SUMMARY_COLUMNS = ["experiment", "model", "passed_reference", "passed_direct", "lambda_robust", "tau_direct_ms",
+                   "lambdas_ms"]
+
+
+def sensitivity_summary(verdicts: pd.DataFrame) -> pd.DataFrame:
+    """One row per experiment: does its verdict depend on the readout's dynamics?
+
+    Parameters
+    ----------
+    verdicts : DataFrame
+        ``LambdaSensitivity.verdicts``.
+
+    Returns
+    -------
+    DataFrame
+        Columns :data:`SUMMARY_COLUMNS`: the verdict at the reference
+        ``lambda`` (``passed_reference``), on the unfiltered mean flow
+        (``passed_direct``), ``lambda_robust`` (the same verdict at every
+        ``lambda`` of the grid, 0 included), the verdict fit's ``tau`` of the
+        mean flow (NaN where the details give none) and the grid as text.
+    """
+    rows = []
+    for (exp, model), g in verdicts.groupby(["experiment", "model"], sort=False):
+        direct = g[g["lambda_ms"] == 0.0]
+        rows.append({
+            "experiment": exp, "model": model,
+            "passed_reference": bool(g.loc[~g["verdict_differs"], "passed"].iloc[0]),
+            "passed_direct": bool(direct["passed"].iloc[0]) if len(direct) else None,
+            "lambda_robust": bool(g["passed"].nunique() == 1),
+            "tau_direct_ms": float(direct["tau_ms"].iloc[0]) if len(direct) else float("nan"),
+            "lambdas_ms": " ".join(f"{x:g}" for x in sorted(g["lambda_ms"])),
+        })
+    return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
+
+
+def lambda_sensitivity_stores(
+    readout_paths: Sequence[str | os.PathLike],
+    verdicts_out: str | os.PathLike,
+    fits_out: str | os.PathLike,
+    *,
+    lambdas_ms: Sequence[float] = DEFAULT_LAMBDAS_MS,
+    criteria: Mapping[str, Any] | None = None,
+    literature_path: str | os.PathLike | None = None,
+) -> tuple[Path, Path]:
+    """:func:`lambda_sensitivity` of one model's readout stores, written as two tables.
+
+    ``verdicts_out`` gets :data:`SENSITIVITY_COLUMNS`; ``fits_out`` the fits at
+    every ``lambda`` (:func:`psybench.motion.scores.score_model`'s fits table
+    after ``readout`` and ``lambda_ms``). The model name is the stores'
+    ``model.name`` (they must agree).
+    """
+    from psybench.io.tables import write_table
+    from psybench.motion.literature import load_literature
+    from psybench.motion.readouts import load_readout
+    from psybench.motion.scores import score_model
+
+    readouts = {}
+    for p in readout_paths:
+        data = load_readout(p)
+        readouts[data["stimulus"].get("name") or Path(p).name.removesuffix(".zarr")] = data
+    models = {str((d.get("model") or {}).get("name", "")) for d in readouts.values()}
+    if len(models) != 1:
+        raise ValueError(f"readout stores belong to several models {sorted(models)}; one model at a time")
+    literature = load_literature(literature_path) if literature_path else None
+    verdicts, fits = lambda_sensitivity(models.pop(), readouts, score_model, lambdas_ms=lambdas_ms,
+                                        criteria=criteria, literature=literature)
+    return write_table(verdicts, verdicts_out), write_table(fits, fits_out)
