@@ -35,6 +35,14 @@ Ornstein-Uhlenbeck process when samples are missing). Then
   correlated record holds few independent samples.
 
 With ``phi = 0`` everything reduces to the independent-error covariance.
+
+Limits (measured, see tests/test_motion_fits.py): on 300 samples with
+``phi = 0.9`` the 95 % intervals cover 93.5-95.5 % of 200 simulated
+replicates (the independent-error ones 35-37 %); on 100 samples about 90 %,
+because the uncertainty of ``phi`` itself (about five independent samples per
+record) is not propagated. A smooth model curve can give an estimate at the cap
+``PHI_MAX``: the record is then too short to tell its residuals from a trend,
+and its standard errors, large as they are, hold only at that cap.
 """
 
 from __future__ import annotations
