@@ -89,7 +89,7 @@ def test_direction_error_figure_draws_directions_and_the_human_reference(tmp_pat
         assert len(human) == 1 and human[0][0] == pytest.approx(30.0)  # A at the model's onset
     else:
         assert any(s.startswith("human asymptote B = 0 (no SD): Masson & Stone (2002)") for s in labels)
-    assert any("human convergence time < 300 ms" in s for s in labels)
+    assert any("human convergence time < 300 ms" in s for s in labels)  # the record is 590 ms long
     # without a literature file nothing human is drawn
     figures.direction_error_figure(paths, tmp_path / "f.csv", tmp_path / "s.csv", tmp_path / "x.png")
     assert not any("human" in s for s in seen["labels"])

@@ -164,7 +164,8 @@ def _draw_human(ax, literature, exp: str, t0: float, t_end: float) -> None:
         if sd:
             ax.axhspan(float(b["value"]) - sd, float(b["value"]) + sd, color="darkgreen", alpha=0.1)
     for name, entry in ref.bounds.items():
-        if name.endswith("_ms") and isinstance(entry["value"], (int, float)):
+        # a bound past the end of the record is not drawn (it would stretch the time axis)
+        if name.endswith("_ms") and isinstance(entry["value"], (int, float)) and t0 + entry["value"] <= t_end:
             ax.axvline(t0 + float(entry["value"]), color="darkgreen", lw=0.8, ls=":",
                        label=f"human {name.removesuffix('_ms').replace('_', ' ')} < {entry['value']:g} ms: "
                              f"{_short(entry['citation'])}")
