@@ -153,6 +153,7 @@ rule motion_figures_direction_error:
         readouts=get_motion_model_readouts,
         fits="results/fits/motion/{model}.csv",
         scores="results/scores/motion/{model}.csv",
+        literature=config["literature"],
     output:
         report(
             "results/figures/motion/{model}_direction_error.png",

@@ -51,7 +51,7 @@ MOTION_CODE = {
         ["psybench.motion.table1", "psybench.motion.criteria.directions", "psybench.aggregate.pareto", "psybench.io"]
     ),
     "generalisation": code_hash(["psybench.motion.generalisation", "psybench.motion.stimuli", "psybench.io"]),
-    "figures": code_hash(["psybench.motion.figures"]),
+    "figures": code_hash(["psybench.motion.figures", "psybench.motion.literature"]),
     # the track's rows of the cross-track long score table
     "score_rows": code_hash(["psybench.motion.score_rows", "psybench.aggregate", "psybench.io"]),
 }

@@ -11,4 +11,5 @@ direction_error_figure(
     snakemake.input.fits,  # noqa: F821
     snakemake.input.scores,  # noqa: F821
     snakemake.output[0],  # noqa: F821
+    literature_path=snakemake.input.literature,  # noqa: F821
 )

@@ -59,6 +59,12 @@ def test_full_run_outputs(workflow):
     assert "Translating diamonds" in md
     for fig in ("stimuli.png", "hs_flow.png", "fb_direction_error.png"):
         assert (workflow / "results/figures/motion" / fig).stat().st_size > 1000
+    # the fits table reports the fit each verdict used, with AR(1)-aware standard errors
+    from psybench.motion.fits import VERDICT_FIT_COLUMNS
+
+    fits = pd.read_csv(workflow / "results/fits/motion/hs.csv")
+    assert set(VERDICT_FIT_COLUMNS) <= set(fits.columns)
+    assert set(fits["verdict_fit"].dropna()) <= {"single", "double"}
 
 
 def test_every_experiment_is_scored_at_every_direction(workflow):

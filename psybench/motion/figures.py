@@ -90,34 +90,85 @@ def _exp(t, a, tau, b):
     return a * np.exp(-t / tau) + b
 
 
+def _stimulus_direction(stim) -> float | None:
+    """The stimulus's motion direction (deg): its ``direction_deg`` attribute, parameter or truth."""
+    for src in (stim, stim.get("params") or {}, stim.get("truth") or {}):
+        if src.get("direction_deg") is not None:
+            return float(src["direction_deg"])
+    return None
+
+
 def _half_differential(items):
-    """Mean (CW - CCW)/2 over directions, signed positive toward the vector average.
+    """Half-differential error (CW - CCW)/2 per direction and its mean, positive toward the vector average.
 
     Each CW/CCW pair is oriented by the sign of its CW diamond's vector-average
-    bias, as :func:`psybench.motion.criteria.score_diamonds` does, so the curve is
-    the one the criterion fits.
+    bias, as :func:`psybench.motion.criteria.score_diamonds` does, so the mean is
+    the curve the criterion fits. Returns ``(mean (T,), {direction: (T,)})`` or
+    ``(None, {})`` without a complete pair.
     """
     from psybench.motion.display import wrap_deg
 
     by_dir: dict = {}
     for _, _, err, stim, _ in items:
-        params = stim.get("params", {})
-        hand = stim.get("handedness", params.get("handedness"))
+        hand = stim.get("handedness", (stim.get("params") or {}).get("handedness"))
         if hand in ("cw", "ccw"):
-            by_dir.setdefault(params.get("direction_deg"), {})[hand] = (err, stim)
-    curves = []
-    for pair in by_dir.values():
+            by_dir.setdefault(_stimulus_direction(stim), {})[hand] = (err, stim)
+    curves = {}
+    for direction, pair in by_dir.items():
         if {"cw", "ccw"} <= set(pair):
             (e_cw, s_cw), (e_ccw, _) = pair["cw"], pair["ccw"]
             va = s_cw.get("vector_average_direction_deg")
             sign = np.sign(wrap_deg(va - s_cw["truth"]["direction_deg"])) if va is not None else 1.0
-            curves.append(sign * (e_cw - e_ccw) / 2.0)
+            curves[direction] = sign * (e_cw - e_ccw) / 2.0
     if not curves:
-        return None
+        return None, {}
     with np.errstate(all="ignore"):
-        stacked = np.stack(curves)
+        stacked = np.stack(list(curves.values()))
         n = np.isfinite(stacked).sum(axis=0)
-        return np.where(n > 0, np.nansum(stacked, axis=0) / np.maximum(n, 1), np.nan)
+        return np.where(n > 0, np.nansum(stacked, axis=0) / np.maximum(n, 1), np.nan), curves
+
+
+#: The fitted curve of each experiment that has a human time course (fits-table ``family``).
+_HUMAN_CURVES = {"diamonds": "half_differential", "dashed_bars": "bar"}
+
+
+def _short(citation: str) -> str:
+    """Author(s) and year of each part of a citation: "A & B (2002), J. X; C (2005), Y" -> "A & B (2002); C (2005)"."""
+    parts = [p.strip() for p in citation.split(";") if p.strip()]
+    return "; ".join(p[: p.index(")") + 1] if ")" in p else p for p in parts)
+
+
+def _draw_human(ax, literature, exp: str, t0: float, t_end: float) -> None:
+    """Draw the literature's human reference next to the model's curve, labelled with its source.
+
+    The full exponential (with its one-SD envelope) when A, tau and B are all
+    known; otherwise what is known: the asymptote B (and its SD) and the
+    ``kind: bound`` facts (e.g. "converged within 300 ms").
+    """
+    from psybench.motion.literature import human_reference
+
+    if exp not in _HUMAN_CURVES or not literature:
+        return
+    ref = human_reference(literature, exp, _HUMAN_CURVES[exp])
+    tt = np.linspace(0.0, max(t_end - t0, 1.0), 200)
+    if ref.complete:
+        mean, lo, hi = ref.band(tt)
+        ax.plot(t0 + tt, mean, color="darkgreen", lw=1.5, label=f"human: {_short(ref.citations())}")
+        ax.fill_between(t0 + tt, lo, hi, color="darkgreen", alpha=0.12, lw=0)
+    elif "B" in ref.params:
+        b = ref.params["B"]
+        sd = b.get("sigma")
+        ax.axhline(float(b["value"]), color="darkgreen", lw=1.2, ls="-.",
+                   label=f"human asymptote B = {float(b['value']):g}" + (f" +/- {sd:g}" if sd else " (no SD)")
+                   + f": {_short(b['citation'])}")
+        if sd:
+            ax.axhspan(float(b["value"]) - sd, float(b["value"]) + sd, color="darkgreen", alpha=0.1)
+    for name, entry in ref.bounds.items():
+        # a bound past the end of the record is not drawn (it would stretch the time axis)
+        if name.endswith("_ms") and isinstance(entry["value"], (int, float)) and t0 + entry["value"] <= t_end:
+            ax.axvline(t0 + float(entry["value"]), color="darkgreen", lw=0.8, ls=":",
+                       label=f"human {name.removesuffix('_ms').replace('_', ' ')} < {entry['value']:g} ms: "
+                             f"{_short(entry['citation'])}")
 
 
 def direction_error_figure(
@@ -125,13 +176,22 @@ def direction_error_figure(
     fits_csv: str | os.PathLike,
     scores_csv: str | os.PathLike,
     out: str | os.PathLike,
+    *,
+    literature_path: str | os.PathLike | None = None,
 ) -> Path:
     """Direction error of w(t) per stimulus, grouped by experiment, with the fitted curves.
 
-    For the diamonds the thick black curve is the half-differential error
-    (CW - CCW) / 2 averaged over directions, the quantity the criterion fits.
-    Fits are drawn from their onset (``t_onset_ms`` of the fits table).
+    For the diamonds the thin curves are the half-differential error
+    (CW - CCW) / 2 of each translation direction (stimulus ``direction_deg``) and
+    the thick black curve their mean, the quantity the criterion fits. Fits are
+    drawn from their onset (``t_onset_ms`` of the fits table), the verdict's own
+    fit (``verdict_*`` columns) where the table has it. With ``literature_path``
+    (``config/literature.yaml``) the human reference is drawn next to the
+    model's curve in green, labelled with its source (see :func:`_draw_human`).
     """
+    from psybench.motion.literature import load_literature
+
+    literature = load_literature(literature_path) if literature_path else None
     groups: dict[str, list] = {}
     model = ""
     for p in readout_paths:
@@ -159,19 +219,32 @@ def direction_error_figure(
             ax.set_ylabel("pursuit speed |w| (deg/s)")
         else:
             for name, t, err, _, _ in items:
-                ax.plot(t, err, lw=thin, label=None if exp == "diamonds" else name)
+                ax.plot(t, err, lw=thin, alpha=0.4 if exp == "diamonds" else 1.0,
+                        label=None if exp == "diamonds" else name)
             ax.set_ylabel("direction error (deg)")
         if exp == "diamonds":
-            hd = _half_differential(items)
+            hd, per_direction = _half_differential(items)
+            for direction, curve in sorted(per_direction.items(), key=lambda kv: (kv[0] is None, kv[0] or 0.0)):
+                if len(per_direction) > 1:
+                    ax.plot(items[0][1], curve, lw=1.0, ls="-", label=f"(CW - CCW) / 2 at {direction:g} deg")
             if hd is not None:
-                ax.plot(items[0][1], hd, "k", lw=2, label="(CW - CCW) / 2, + toward vector average")
+                ax.plot(items[0][1], hd, "k", lw=2, label="(CW - CCW) / 2, mean, + toward vector average")
+        t_on = 0.0
         for _, row in fits[fits["experiment"] == exp].iterrows() if exp != "grating_size" else ():
-            tau = row.get("tau_ms", np.nan)
-            if np.isfinite(tau) and np.isfinite(row.get("A", np.nan)):
-                t0 = float(row.get("t_onset_ms", 0.0)) if np.isfinite(row.get("t_onset_ms", np.nan)) else 0.0
-                tt = np.linspace(0, t_end - t0, 200)
-                ax.plot(t0 + tt, _exp(tt, row["A"], tau, row["B"]), "--", color="crimson", lw=1.2,
+            t0 = float(row.get("t_onset_ms", 0.0)) if np.isfinite(row.get("t_onset_ms", np.nan)) else 0.0
+            t_on = t0 if row.get("family") == _HUMAN_CURVES.get(exp) else t_on
+            tt = np.linspace(0, t_end - t0, 200)
+            if row.get("verdict_fit") == "double":  # the curve the verdict judged (two exponentials by BIC)
+                y = (_exp(tt, row["double_A1"], row["double_tau1_ms"], 0.0)
+                     + _exp(tt, row["double_A2"], row["double_tau2_ms"], row["double_B"]))
+                tau = row["double_tau2_ms"]
+            else:
+                tau = row.get("tau_ms", np.nan)
+                y = _exp(tt, row.get("A", np.nan), tau, row.get("B", np.nan))
+            if np.all(np.isfinite(y)):
+                ax.plot(t0 + tt, y, "--", color="crimson", lw=1.2,
                         label=f"fit {row.get('curve', '')}: tau={tau:.0f} ms")
+        _draw_human(ax, literature, exp, t_on, t_end)
         verdict = scores.loc[scores["experiment"] == exp]
         if len(verdict):
             r = verdict.iloc[0]
@@ -195,6 +268,8 @@ def barberpole_figure(score_csvs: Sequence[str | os.PathLike], out: str | os.Pat
     motion), and the dotted line the aperture's long axis, which people perceive
     (Wallach 1935; Masson et al. 2000). The shaded band is where the rule of
     :func:`psybench.motion.criteria.score_barberpole` passes (closer to the long axis).
+    When the stimuli of a model carry several motion directions (``direction_deg``
+    in the score details' ``stimuli``), one line per direction.
     """
     import json
 
@@ -206,18 +281,23 @@ def barberpole_figure(score_csvs: Sequence[str | os.PathLike], out: str | os.Pat
         if row.empty:
             continue
         details = json.loads(row.iloc[0]["details"])
-        stimuli = sorted(details.get("stimuli", []), key=lambda r: r["aspect_ratio"])
-        ar = [r["aspect_ratio"] for r in stimuli]
-        dev = [r.get("deviation_toward_long_axis_deg", 0.0) if r["aspect_ratio"] > 1 else
-               float(np.degrees(np.arctan2(np.sin(np.radians(r["perceived_deg"] - r["grating_normal_deg"])),
-                                           np.cos(np.radians(r["perceived_deg"] - r["grating_normal_deg"])))))
-               for r in stimuli]
-        for r in stimuli:
-            if "long_axis_direction_deg" in r:
-                d = r["long_axis_direction_deg"] - r["grating_normal_deg"]
-                span = abs(float((d + 180) % 360 - 180))
         verdict = "pass" if bool(row.iloc[0]["passed"]) else "fail"
-        ax.plot(ar, dev, "o-", lw=1.2, label=f"{row.iloc[0]['model']} ({verdict})")
+        by_direction: dict = {}
+        for r in details.get("stimuli", []):
+            by_direction.setdefault(_stimulus_direction(r), []).append(r)
+        for direction, stimuli in sorted(by_direction.items(), key=lambda kv: (kv[0] is None, kv[0] or 0.0)):
+            stimuli = sorted(stimuli, key=lambda r: r["aspect_ratio"])
+            ar = [r["aspect_ratio"] for r in stimuli]
+            dev = [r.get("deviation_toward_long_axis_deg", 0.0) if r["aspect_ratio"] > 1 else
+                   float(np.degrees(np.arctan2(np.sin(np.radians(r["perceived_deg"] - r["grating_normal_deg"])),
+                                               np.cos(np.radians(r["perceived_deg"] - r["grating_normal_deg"])))))
+                   for r in stimuli]
+            for r in stimuli:
+                if "long_axis_direction_deg" in r:
+                    d = r["long_axis_direction_deg"] - r["grating_normal_deg"]
+                    span = abs(float((d + 180) % 360 - 180))
+            at = f", {direction:g} deg" if direction is not None and len(by_direction) > 1 else ""
+            ax.plot(ar, dev, "o-", lw=1.2, label=f"{row.iloc[0]['model']}{at} ({verdict})")
     if span:
         ax.axhline(span, color="k", ls=":", lw=1, label="long axis (human percept)")
         ax.axhspan(span / 2, span, color="green", alpha=0.08, label="closer to the long axis")

@@ -35,17 +35,19 @@ offending key in its error.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import yaml
 
 __all__ = [
     "GaussianScore", "LiteratureError", "gaussian_score", "load_literature", "validate_literature",
-    "literature_params",
+    "literature_params", "HumanReference", "human_reference",
 ]
 
 _ENTRY_KEYS = {"value", "citation", "measured", "unit", "sigma", "sigma_source", "verified", "kind", "note"}
@@ -207,3 +209,76 @@ def gaussian_score(params: Mapping[str, float], literature: Mapping[str, Any]) -
         total += math.exp(-((p - value) ** 2) / (2.0 * sigma**2))
         used.append(name)
     return GaussianScore(total if used else float("nan"), len(used), tuple(used))
+
+
+# ------------------------------------------------------------- human reference curve
+@dataclasses.dataclass(frozen=True)
+class HumanReference:
+    """What the literature gives of the human time course of one fitted curve.
+
+    ``params`` maps ``A``, ``tau_ms``, ``B`` to their literature entries (those
+    present); ``bounds`` the ``kind: bound`` facts of the experiment (e.g.
+    ``convergence_time_ms``). The curve ``A exp(-t/tau) + B`` (RR-7317 eq. 4) is
+    drawable only when all three parameters are present.
+    """
+
+    experiment: str
+    curve: str
+    params: Mapping[str, Mapping[str, Any]]
+    bounds: Mapping[str, Mapping[str, Any]]
+
+    @property
+    def complete(self) -> bool:
+        return all(k in self.params for k in ("A", "tau_ms", "B"))
+
+    def citations(self) -> str:
+        """The distinct citations of the parameters, in order, joined by '; '."""
+        seen: list[str] = []
+        for entry in self.params.values():
+            if entry["citation"] not in seen:
+                seen.append(entry["citation"])
+        return "; ".join(seen)
+
+    def band(self, t) -> tuple[Any, Any, Any]:
+        """Curve and envelope over ``t`` (ms since onset), each shape (N,).
+
+        The envelope spans the curves whose parameters each lie within one
+        literature SD (a parameter without SD held at its value): a picture of
+        the reported spread, not a confidence band. NaN arrays when incomplete.
+        """
+        t = np.asarray(t, dtype=np.float64)
+        if not self.complete:
+            nan = np.full(t.shape, np.nan)
+            return nan, nan, nan
+        values, sigmas = {}, {}
+        for k in ("A", "tau_ms", "B"):
+            values[k] = float(self.params[k]["value"])
+            sigmas[k] = float(self.params[k].get("sigma") or 0.0)
+
+        def f(a, tau, b):
+            return a * np.exp(-t / max(tau, 1e-9)) + b
+
+        mean = f(values["A"], values["tau_ms"], values["B"])
+        corners = [f(*(values[k] + s * sigmas[k] for k, s in zip(("A", "tau_ms", "B"), signs)))
+                   for signs in itertools.product((-1.0, 1.0), repeat=3)]
+        return mean, np.min(corners, axis=0), np.max(corners, axis=0)
+
+
+def human_reference(literature: Mapping[str, Any] | None, experiment: str, curve: str) -> HumanReference:
+    """The literature's human reference for ``parameters.<experiment>.<curve>`` and its bounds.
+
+    Parameters
+    ----------
+    literature : mapping or None
+        As :func:`load_literature` returns (None: nothing known).
+    experiment, curve : str
+        E.g. ``"diamonds"``, ``"half_differential"``.
+
+    Returns
+    -------
+    HumanReference
+    """
+    params = literature_params(literature, experiment, curve)
+    facts = (literature or {}).get("facts", {}).get(experiment, {})
+    bounds = {k: v for k, v in facts.items() if v.get("kind") == "bound"}
+    return HumanReference(experiment, curve, params, bounds)

@@ -21,6 +21,7 @@ from psybench.io.tables import write_table
 from psybench.motion import EXPERIMENTS
 from psybench.motion.criteria import CRITERIA_DEFAULTS, SCORERS, merge_criteria
 from psybench.motion.criteria.directions import _column_order, combine_directions, motion_direction
+from psybench.motion.fits import VERDICT_FIT_COLUMNS
 from psybench.motion.literature import load_literature
 from psybench.motion.readouts import load_readout
 
@@ -41,6 +42,7 @@ FIT_COLUMNS = [
     "gaussian_score", "n_lit_params", "selected", "delta_bic",
     "double_A1", "double_tau1_ms", "double_A2", "double_tau2_ms", "double_B", "double_r2", "double_converged",
     "si_A", "si_B", "si_t0", "si_tau", "si_r2", "direction_deg",
+    *VERDICT_FIT_COLUMNS,  # the fit the verdict uses (one or two exponentials by BIC)
 ]
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from psybench.motion.display import wrap_deg
-from psybench.motion.fits import fit_exponential_scale_invariant, select_exponential
+from psybench.motion.fits import fit_exponential_scale_invariant, select_exponential, verdict_fit
 from psybench.motion.literature import gaussian_score, literature_params
 from psybench.motion.readouts import nanmean_quiet
 
@@ -153,6 +153,7 @@ def _fit_curve(
         "double_A1": d.A1, "double_tau1_ms": d.tau1_ms, "double_A2": d.A2, "double_tau2_ms": d.tau2_ms,
         "double_B": d.B, "double_r2": d.r2, "double_converged": d.converged,
         "si_A": si.A, "si_B": si.B, "si_t0": si.t0, "si_tau": si.tau, "si_r2": si.r2,
+        **verdict_fit(sel).columns(),
     }
     return row, sel
 
@@ -163,12 +164,8 @@ def _decay_checks(sel, c: Mapping[str, float]) -> dict[str, Any]:
     With two exponentials selected (Born et al. 2006), the initial bias is
     ``A1 + A2``, the asymptote ``B`` and the time constant the slower ``tau2``.
     """
-    s = sel.single
-    if sel.selected == "double":
-        d = sel.double
-        A, B, tau, r2, conv = d.A1 + d.A2, d.B, d.tau2_ms, d.r2, d.converged
-    else:
-        A, B, tau, r2, conv = s.A, s.B, s.tau_ms, s.r2, s.converged
+    v = verdict_fit(sel)
+    A, B, tau, r2, conv = v.A, v.B, v.tau_ms, v.r2, v.converged
     checks = {
         "fit_converged": bool(conv),
         "initial_bias": bool(np.isfinite(A) and A >= c["a_min_deg"]),

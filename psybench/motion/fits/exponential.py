@@ -5,8 +5,8 @@ the parameters of the curves experimentalists fit to their data:
 
 * :func:`fit_exponential`: ``f(t) = A exp(-t / tau) + B`` (RR-7317 eq. 4; the
   decay of pursuit direction error, Masson & Stone 2002);
-* :func:`fit_exponential_scale_invariant`: the time-scale-invariant variant of
-  section 4.2.1, for models without a strict mapping to real time;
+* the time-scale-invariant variant of section 4.2.1, for models without a
+  strict mapping to real time, is :mod:`psybench.motion.fits.scale_invariant`;
 * :func:`fit_double_exponential`: ``A1 exp(-t/tau1) + A2 exp(-t/tau2) + B``, since
   Born et al. (2006) fit pursuit direction error by "at most two exponentials";
   :func:`select_exponential` chooses one or two by BIC;
@@ -17,8 +17,12 @@ Fitting is deterministic: for every candidate time constant on a fixed
 logarithmic grid the amplitudes and offset are solved by linear least squares
 (variable projection), the best candidate seeds a bounded nonlinear least-squares
 refinement (:func:`scipy.optimize.least_squares`), and standard errors come from
-the Jacobian at the solution, ``cov = s^2 (J^T J)^-1`` with
-``s^2 = RSS / (n - k)``. NaN samples are dropped. Nothing warns: a curve that
+the Jacobian at the solution. By default (``errors="ar1"``) they allow for
+serially correlated residuals, ``cov = (J^T J)^-1 J^T Sigma J (J^T J)^-1`` with
+an AR(1) ``Sigma`` estimated from the residuals
+(:mod:`psybench.motion.fits.uncertainty`); ``errors="iid"`` gives the
+independent-residual ``s^2 (J^T J)^-1``, ``s^2 = RSS / (n - k)``, which
+understates the uncertainty of a smooth model curve several-fold. NaN samples are dropped. Nothing warns: a curve that
 does not determine a parameter gets ``converged=False`` and NaN/inf errors.
 """
 
@@ -31,14 +35,14 @@ from typing import Any
 import numpy as np
 from scipy.optimize import least_squares
 
+from psybench.motion.fits.uncertainty import least_squares_covariance
+
 __all__ = [
     "FitResult",
     "DoubleFitResult",
-    "ScaleInvariantFitResult",
     "Selection",
     "fit_exponential",
     "fit_double_exponential",
-    "fit_exponential_scale_invariant",
     "select_exponential",
     "exponential",
     "double_exponential",
@@ -64,7 +68,10 @@ def double_exponential(t, A1, tau1, A2, tau2, B):
 class FitResult:
     """Single-exponential fit ``A exp(-t/tau) + B``; time in the unit of ``t`` (ms).
 
-    ``se_*`` are asymptotic standard errors; ``r2 = 1 - RSS/TSS``; ``rmse =
+    ``se_*`` are asymptotic standard errors, by default for serially correlated
+    (AR(1)) residuals with coefficient ``ar1_phi`` (``se_method``, see
+    :mod:`psybench.motion.fits.uncertainty`), with ``dof`` degrees of freedom for
+    Student-t intervals (:func:`psybench.motion.fits.uncertainty.confidence_interval`); ``r2 = 1 - RSS/TSS``; ``rmse =
     sqrt(RSS/n)``; ``aic = n ln(RSS/n) + 2k`` and ``bic = n ln(RSS/n) + k ln n``
     with ``k = 3``. ``converged`` is True when the optimiser succeeded, ``tau``
     lies strictly inside its bounds and the covariance is finite.
@@ -82,6 +89,9 @@ class FitResult:
     converged: bool
     aic: float = float("nan")
     bic: float = float("nan")
+    ar1_phi: float = float("nan")
+    se_method: str = "ar1"
+    dof: float = float("nan")
 
     def params(self) -> dict[str, float]:
         """Parameters by literature name (``A``, ``tau_ms``, ``B``)."""
@@ -93,7 +103,11 @@ class FitResult:
 
 @dataclasses.dataclass(frozen=True)
 class DoubleFitResult:
-    """Two-exponential fit, ``tau1_ms < tau2_ms``; fields as :class:`FitResult` (``k = 5``)."""
+    """Two-exponential fit, ``tau1_ms < tau2_ms``; fields as :class:`FitResult` (``k = 5``).
+
+    ``se_A_total`` is the standard error of the initial bias ``A1 + A2``
+    (including the covariance of the two amplitudes).
+    """
 
     A1: float
     tau1_ms: float
@@ -109,45 +123,15 @@ class DoubleFitResult:
     rmse: float
     n: int
     converged: bool
+    se_A_total: float = float("nan")
+    dof: float = float("nan")
+    ar1_phi: float = float("nan")
+    se_method: str = "ar1"
     aic: float = float("nan")
     bic: float = float("nan")
 
     def params(self) -> dict[str, float]:
         return {"A1": self.A1, "tau1_ms": self.tau1_ms, "A2": self.A2, "tau2_ms": self.tau2_ms, "B": self.B}
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
-
-
-@dataclasses.dataclass(frozen=True)
-class ScaleInvariantFitResult:
-    """Time-scale-invariant fit ``A exp(-(t - t0) / (tau - t0)) + B`` (RR-7317 sec. 4.2.1).
-
-    ``t0`` and ``tau`` are in the unit of the model's own time axis; ``t0`` is
-    the fixed gauge (see :func:`fit_exponential_scale_invariant`), so it has no
-    standard error and ``se_tau`` is that of ``tau - t0``. Only ``A`` and ``B``
-    are comparable with literature values measured in real time.
-    """
-
-    A: float
-    tau: float
-    t0: float
-    B: float
-    se_A: float
-    se_tau: float
-    se_B: float
-    r2: float
-    rmse: float
-    n: int
-    converged: bool
-
-    def params(self) -> dict[str, float]:
-        """Only the time-scale-free parameters (``A``, ``B``)."""
-        return {"A": self.A, "B": self.B}
-
-    def t_tilde(self, t):
-        """Normalised time ``(t - t0) / (tau - t0)``: 0 at onset, 1 at the 1/e point."""
-        return (np.asarray(t, dtype=np.float64) - self.t0) / (self.tau - self.t0)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -191,29 +175,33 @@ def _stats(y: np.ndarray, resid: np.ndarray, k: int) -> tuple[float, float, floa
     return rss, r2, rmse, ll + 2 * k, ll + k * math.log(n)
 
 
-def _stderr(jac: np.ndarray, rss: float, y: np.ndarray, rates=()) -> np.ndarray:
-    """Asymptotic SEs; inf when a time constant has no effect on the curve.
+def _stderr(jac: np.ndarray, resid: np.ndarray, y: np.ndarray, t: np.ndarray, errors: str,
+            rates=()) -> tuple[np.ndarray, np.ndarray, float]:
+    """Standard errors, covariance, AR(1) coefficient and dof; inf when a time constant has no effect.
 
     ``rates`` are the columns ``tau * df/dtau`` (the curve's sensitivity to a
     relative change of each ``tau``); when one is negligible next to the data
     (its amplitude is ~0) that ``tau`` is not determined by the data at all.
+    The covariance is :func:`psybench.motion.fits.uncertainty.least_squares_covariance`
+    (``errors="ar1"``: serially correlated residuals; ``"iid"``: independent).
     """
     n, k = jac.shape
+    nan = np.full(k, np.nan)
     if n <= k:
-        return np.full(k, np.nan)
+        return nan, np.full((k, k), np.nan), float("nan"), float("nan")
+    inf = (np.full(k, np.inf), np.full((k, k), np.inf), float("nan"), float("nan"))
     ref = max(1.0, float(np.max(np.abs(y))))
     for col in rates:
         if float(np.sqrt(np.mean(col**2))) < 1e-9 * ref:
-            return np.full(k, np.inf)
+            return inf
     jtj = jac.T @ jac
     scale = np.sqrt(np.diag(jtj))
     if not np.all(scale > 0) or not np.all(np.isfinite(scale)):
-        return np.full(k, np.inf)
-    norm = jtj / np.outer(scale, scale)
-    if np.linalg.cond(norm) > _COND_MAX:
-        return np.full(k, np.inf)
-    cov = np.linalg.inv(norm) / np.outer(scale, scale) * (rss / (n - k))
-    return np.sqrt(np.clip(np.diag(cov), 0.0, None))
+        return inf
+    if np.linalg.cond(jtj / np.outer(scale, scale)) > _COND_MAX:
+        return inf
+    cov, phi, dof = least_squares_covariance(jac, resid, t, errors=errors)
+    return np.sqrt(np.clip(np.diag(cov), 0.0, None)), cov, phi, dof
 
 
 def _linear(cols: list[np.ndarray], y: np.ndarray) -> tuple[np.ndarray, float]:
@@ -227,13 +215,13 @@ def _inside(x: float, lo: float, hi: float) -> bool:
     return lo * (1 + 1e-6) < x < hi * (1 - 1e-6)
 
 
-def _nan_single(n: int) -> FitResult:
+def _nan_single(n: int, errors: str) -> FitResult:
     nan = float("nan")
-    return FitResult(nan, nan, nan, nan, nan, nan, nan, nan, n, False)
+    return FitResult(nan, nan, nan, nan, nan, nan, nan, nan, n, False, se_method=errors)
 
 
 # --------------------------------------------------------------- single exponential
-def fit_exponential(t, y) -> FitResult:
+def fit_exponential(t, y, *, errors: str = "ar1") -> FitResult:
     """Least-squares fit of ``y(t) = A exp(-t / tau) + B`` (RR-7317 eq. 4).
 
     Parameters
@@ -244,6 +232,9 @@ def fit_exponential(t, y) -> FitResult:
         if ``A`` should be the initial bias.
     y : array_like, shape (N,)
         Samples (e.g. direction error in deg). NaN samples are dropped.
+    errors : {"ar1", "iid"}
+        Residual model of the standard errors (module docstring); the
+        estimates themselves do not depend on it.
 
     Returns
     -------
@@ -254,7 +245,7 @@ def fit_exponential(t, y) -> FitResult:
     t, y = _clean(t, y)
     n = t.size
     if n < 4 or np.unique(t).size < 4:
-        return _nan_single(n)
+        return _nan_single(n, errors)
     lo, hi = _tau_bounds(t)
     best = None
     for tau in np.geomspace(lo * 1.01, hi * 0.99, _N_GRID):
@@ -272,14 +263,16 @@ def fit_exponential(t, y) -> FitResult:
     A, tau, B = float(sol.x[0]), float(math.exp(sol.x[1])), float(sol.x[2])
     e = np.exp(-t / tau)
     jac = np.column_stack([e, A * t / tau**2 * e, np.ones_like(t)])
-    rss, r2, rmse, aic, bic = _stats(y, resid(sol.x), 3)
-    se = _stderr(jac, rss, y, rates=[jac[:, 1] * tau])
+    r = resid(sol.x)
+    _, r2, rmse, aic, bic = _stats(y, r, 3)
+    se, _, phi, dof = _stderr(jac, r, y, t, errors, rates=[jac[:, 1] * tau])
     converged = bool(sol.success and _inside(tau, lo, hi) and np.all(np.isfinite(se)))
-    return FitResult(A, tau, B, float(se[0]), float(se[1]), float(se[2]), r2, rmse, n, converged, aic, bic)
+    return FitResult(A, tau, B, float(se[0]), float(se[1]), float(se[2]), r2, rmse, n, converged, aic, bic,
+                     phi, errors, dof)
 
 
 # --------------------------------------------------------------- double exponential
-def fit_double_exponential(t, y) -> DoubleFitResult:
+def fit_double_exponential(t, y, *, errors: str = "ar1") -> DoubleFitResult:
     """Least-squares fit of ``A1 exp(-t/tau1) + A2 exp(-t/tau2) + B`` with ``tau1 < tau2``.
 
     Born et al. (2006) found that the time course of the pursuit direction error
@@ -291,6 +284,8 @@ def fit_double_exponential(t, y) -> DoubleFitResult:
     ----------
     t, y : array_like, shape (N,)
         As :func:`fit_exponential`; at least 6 finite samples.
+    errors : {"ar1", "iid"}
+        As :func:`fit_exponential`.
 
     Returns
     -------
@@ -300,7 +295,7 @@ def fit_double_exponential(t, y) -> DoubleFitResult:
     n = t.size
     nan = float("nan")
     if n < 6 or np.unique(t).size < 6:
-        return DoubleFitResult(*([nan] * 12), n, False)
+        return DoubleFitResult(*([nan] * 12), n, False, se_method=errors)
     lo, hi = _tau_bounds(t)
     grid = np.geomspace(lo * 1.01, hi * 0.99, _N_GRID_DOUBLE)
     exps = [np.exp(-t / tau) for tau in grid]
@@ -330,16 +325,21 @@ def fit_double_exponential(t, y) -> DoubleFitResult:
     a1, tau1, a2, tau2, b = (float(v) for v in unpack(sol.x))
     e1, e2 = np.exp(-t / tau1), np.exp(-t / tau2)
     jac = np.column_stack([e1, a1 * t / tau1**2 * e1, e2, a2 * t / tau2**2 * e2, one])
-    rss, r2, rmse, aic, bic = _stats(y, resid(sol.x), 5)
-    se = _stderr(jac, rss, y, rates=[jac[:, 1] * tau1, jac[:, 3] * tau2])
+    r = resid(sol.x)
+    _, r2, rmse, aic, bic = _stats(y, r, 5)
+    se, cov, phi, dof = _stderr(jac, r, y, t, errors, rates=[jac[:, 1] * tau1, jac[:, 3] * tau2])
     converged = bool(
         sol.success and _inside(tau1, lo, hi) and _inside(tau2, lo, hi)
         and tau2 > tau1 * (1 + 1e-3) and np.all(np.isfinite(se))
     )
-    return DoubleFitResult(a1, tau1, a2, tau2, b, *(float(s) for s in se), r2, rmse, n, converged, aic, bic)
+    # SE of the initial bias A1 + A2 (the verdict's A): var A1 + var A2 + 2 cov(A1, A2)
+    se_sum = float(np.sqrt(max(cov[0, 0] + cov[2, 2] + 2.0 * cov[0, 2], 0.0))) if np.all(np.isfinite(cov)) \
+        else float(se[0])
+    return DoubleFitResult(a1, tau1, a2, tau2, b, *(float(s) for s in se), r2, rmse, n, converged, se_sum,
+                           dof=dof, ar1_phi=phi, se_method=errors, aic=aic, bic=bic)
 
 
-def select_exponential(t, y, *, bic_margin: float = 2.0) -> Selection:
+def select_exponential(t, y, *, bic_margin: float = 2.0, errors: str = "ar1") -> Selection:
     """Fit one and two exponentials and choose by the Bayesian information criterion.
 
     Two exponentials are selected iff their fit converged and
@@ -347,57 +347,9 @@ def select_exponential(t, y, *, bic_margin: float = 2.0) -> Selection:
     lower edge of "positive" evidence (Kass & Raftery 1995), so the extra two
     parameters must earn their place.
     """
-    single = fit_exponential(t, y)
-    double = fit_double_exponential(t, y)
+    single = fit_exponential(t, y, errors=errors)
+    double = fit_double_exponential(t, y, errors=errors)
     d_bic = single.bic - double.bic
     d_aic = single.aic - double.aic
     chosen = "double" if (double.converged and np.isfinite(d_bic) and d_bic > bic_margin) else "single"
     return Selection(single, double, chosen, float(d_bic), float(d_aic))
-
-
-# ----------------------------------------------------------- scale-invariant variant
-def fit_exponential_scale_invariant(t, y, *, t0: float | None = None) -> ScaleInvariantFitResult:
-    """Time-scale-invariant exponential fit (RR-7317 section 4.2.1).
-
-    The paper replaces ``t`` by ``t~ = t / (tau - t0)`` with two fitted
-    parameters ``tau`` and ``t0``, for models with no strict mapping between
-    their time (iterations, frames) and real time. We write it with the time
-    measured from ``t0``::
-
-        f(t) = A exp(-t~) + B,   t~ = (t - t0) / (tau - t0),
-
-    so ``t0`` is the response onset (``t~ = 0``) and ``tau`` the time of the 1/e
-    point (``t~ = 1``), both in the model's own time unit.
-
-    Identifiability: ``tau`` and ``t0`` enter only through the scale
-    ``d = tau - t0`` and through the shift ``t0``, and for an exponential a
-    shift is indistinguishable from a change of amplitude
-    (``A exp(-(t - t0 - c)/d) = A e^{c/d} exp(-(t - t0)/d)``): the two extra
-    parameters are one too many. We therefore fix the gauge ``t0`` (by default
-    the first finite sample, the onset of the response, which is observable) and
-    fit ``A``, ``d > 0`` and ``B``. ``A`` (amplitude at onset) and ``B``
-    (asymptote) are then invariant under any affine change of the time axis
-    ``t -> a t + b`` (``a > 0``), which is what makes them comparable with
-    literature values; ``tau`` is reported in model time units and must not be
-    scored against a time constant in ms.
-
-    Parameters
-    ----------
-    t : array_like, shape (N,)
-        Model time in any unit.
-    y : array_like, shape (N,)
-    t0 : float, optional
-        Gauge (onset); default: the first finite sample time.
-
-    Returns
-    -------
-    ScaleInvariantFitResult
-    """
-    tc, yc = _clean(t, y)
-    if t0 is None:
-        t0 = float(tc.min()) if tc.size else float("nan")
-    fit = fit_exponential(tc - t0, yc)
-    return ScaleInvariantFitResult(
-        A=fit.A, tau=t0 + fit.tau_ms, t0=float(t0), B=fit.B, se_A=fit.se_A, se_tau=fit.se_tau,
-        se_B=fit.se_B, r2=fit.r2, rmse=fit.rmse, n=fit.n, converged=fit.converged,
-    )
