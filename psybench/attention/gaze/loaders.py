@@ -5,8 +5,7 @@ and raises :class:`GazeFormatError` naming the file and line of a malformed row.
 
 Formats:
 
-* simple CSV: header with at least ``subject,t,x,y`` (t in ms; optional ``movie``,
-  ``valid``);
+* simple CSV: header with at least ``subject,t,x,y`` (t in ms; optional ``movie``, ``valid``);
 * CRCNS eye-1 (``*.e-ceyeS``, the crcns.org data set eye-1):
   ``key = value`` header lines (``period = 240Hz``, ``ppd``, ``trash`` samples to
   skip, optional ``cols`` naming the columns, e.g. ``cols = x y pd status *targetx
@@ -32,8 +31,7 @@ Formats:
   hand labels): ``%@METADATA <key> <value>`` lines, ``@ATTRIBUTE`` names (``time`` in
   us, ``x``, ``y``, ``confidence``), ``@DATA`` rows separated by commas.
 
-Timestamps are kept as recorded (GazeCom's first sample is at 34 ms in a file that
-starts with the movie).
+Timestamps are kept as recorded (GazeCom's first sample is at 34 ms in a file that starts with the movie).
 """
 
 from __future__ import annotations
