@@ -167,7 +167,8 @@ def run_motion_model(
         )
     }
     if velocities is not None:
-        velocities = np.asarray(velocities(**spec.params) if callable(velocities) else velocities, dtype=float)
+        velocities = np.asarray(velocities(display=display, **spec.params) if callable(velocities) else velocities,
+                                dtype=float)
         specs["p"] = StreamSpec(
             (n_t, height, width, len(velocities)), "float32", ("t", "y", "x", "velocity"),
             attrs={"velocities": velocities.tolist(), "velocity_units": "px/frame"},
