@@ -53,6 +53,10 @@ def test_horn_schunck_and_lucas_kanade_agree_at_every_direction(experiment):
     assert all(len(set(p)) == 1 for p in passed.values()), (passed, errors)
     # ... and the two gradient methods agree with each other (the paper's Table 1 row)
     assert passed["horn_schunck"] == passed["lucas_kanade"], (passed, errors)
+    # Horn-Schunck's continuous error no longer depends on the direction (issue 12: pre-smoothing,
+    # tolerance, relative alpha). Measured spread 2.1 (bars) and 1.0 deg (diamonds); before 15.3 and 23.0.
+    hs = errors["horn_schunck"]
+    assert max(hs) - min(hs) < 5.0, errors
 
 
 @pytest.mark.parametrize("model", ["horn_schunck", "lucas_kanade", "simoncelli_heeger", "tlapale_v1mt"])
