@@ -42,7 +42,7 @@ def centre_p(frames, **kw):
 def test_registered_as_motion_stream_with_velocities():
     algo = get_algorithm("simoncelli_heeger")
     assert (algo.track, algo.kind) == ("motion", "stream")
-    spec = resolve_model({"name": "me", "algorithm": "simoncelli_heeger", "params": {"speeds": [1.0, 2.0]}})
+    spec = resolve_model({"name": "me", "algorithm": "simoncelli_heeger", "params": {"speeds_deg_s": [12.5, 25.0]}})
     vel = algo.function.velocities(**spec.params)
     assert vel.shape == (1 + 2 * 12, 2)
     np.testing.assert_allclose(vel[0], 0.0)
@@ -138,7 +138,7 @@ def test_steering_directions_cover_hemisphere():
     assert np.all(d[:, 2] > 0)
 
 
-@pytest.mark.parametrize("bad", [{"downsample": 0}, {"sigma_deg": 0.0}, {"v1_c50": -1.0}, {"speeds": [0.0]}])
+@pytest.mark.parametrize("bad", [{"downsample": 0}, {"sigma_deg": 0.0}, {"v1_c50": -1.0}, {"speeds_deg_s": [0.0]}])
 def test_bad_parameters_name_the_key(bad):
     key = next(iter(bad))
     with pytest.raises(ValueError, match=key):

@@ -45,7 +45,7 @@ def test_registered_as_motion_stream_with_velocities():
     assert (algo.track, algo.kind) == ("motion", "stream")
     spec = resolve_model({"name": "v1mt", "algorithm": "tlapale_v1mt", "params": {"n_velocity_directions": 6}})
     vel = algo.function.velocities(**spec.params)
-    assert vel.shape == (1 + len(spec.params["speeds"]) * 6, 2)
+    assert vel.shape == (1 + len(spec.params["speeds_deg_s"]) * 6, 2)
     np.testing.assert_allclose(vel.sum(axis=0), 0.0, atol=1e-12)  # symmetric grid: r0 adds no bias
 
 

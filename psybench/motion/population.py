@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["flow_from_distribution"]
+__all__ = ["direction_pooling", "flow_from_distribution"]
 
 
 def flow_from_distribution(p, velocities, *, eps: float = 0.0):
@@ -52,3 +52,30 @@ def flow_from_distribution(p, velocities, *, eps: float = 0.0):
     nonzero = den > eps
     safe = np.where(nonzero, den, 1.0)
     return np.where(nonzero[..., None], num / safe[..., None], 0.0).astype(num.dtype, copy=False)
+
+
+def direction_pooling(n_speeds: int, n_directions: int, sigma_deg: float) -> np.ndarray:
+    """MT's pooling of V1 over neighbouring directions of the same speed, shape (V, V).
+
+    Row ``i`` holds the weights unit ``i`` gives the V1 units of its speed ring: a
+    circular Gaussian of the direction difference with standard deviation
+    ``sigma_deg``, normalised to sum 1; the zero velocity (index 0) keeps its own
+    input. Bayerl & Neumann (2004, eq. 2) integrate V1 over velocity space as well
+    as over space; with ``sigma_deg`` equal to the grid's direction spacing the sum
+    of the rings' tuning curves is isotropic (ripple ``~exp(-2 pi^2)``), so a motion
+    between two grid directions activates both in proportion and eq. 2 decodes it
+    continuously instead of snapping to the nearest grid direction.
+    """
+    nv = 1 + n_speeds * n_directions
+    if sigma_deg <= 0:
+        return np.eye(nv, dtype=np.float32)
+    k = np.zeros((nv, nv), np.float32)
+    k[0, 0] = 1.0
+    d = np.arange(n_directions)
+    diff = np.minimum((d[:, None] - d[None, :]) % n_directions, (d[None, :] - d[:, None]) % n_directions)
+    ring = np.exp(-0.5 * (diff * 360.0 / n_directions / sigma_deg) ** 2)
+    ring /= ring.sum(axis=1, keepdims=True)
+    for s in range(n_speeds):
+        a = 1 + s * n_directions
+        k[a:a + n_directions, a:a + n_directions] = ring
+    return k

@@ -17,6 +17,7 @@ values stops the run with a :class:`~psybench.registry.ModelError` naming it.
 
 from __future__ import annotations
 
+import inspect
 import os
 from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -167,7 +168,11 @@ def run_motion_model(
         )
     }
     if velocities is not None:
-        velocities = np.asarray(velocities(**spec.params) if callable(velocities) else velocities, dtype=float)
+        if callable(velocities):  # a grid in physical units needs the display (px/deg, frames/s) to be px/frame
+            takes = inspect.signature(velocities).parameters
+            wants = "display" in takes or any(p.kind is p.VAR_KEYWORD for p in takes.values())
+            velocities = velocities(display=display, **spec.params) if wants else velocities(**spec.params)
+        velocities = np.asarray(velocities, dtype=float)
         specs["p"] = StreamSpec(
             (n_t, height, width, len(velocities)), "float32", ("t", "y", "x", "velocity"),
             attrs={"velocities": velocities.tolist(), "velocity_units": "px/frame"},

@@ -33,7 +33,9 @@ single spatial scale on a coarser grid instead of a pyramid; weights from an
 analytic in-plane tuning rather than the reference code's least-squares fit;
 ``mt_offset`` defaults to 0 (SH98 0.317) so that a uniform field gives exactly
 zero MT response; the velocity population is a polar grid matched to the
-benchmark's speeds (see :func:`velocity_grid`).
+benchmark's speeds (see :func:`velocity_grid`), given in deg/s and converted to
+px/frame with the run's display, like every size (deg) and time (ms), so that
+the same physical stimulus gives the same response at any frame rate.
 
 References
 ----------
@@ -265,8 +267,19 @@ class _MotionEnergy:
         return (m / (m.sum(axis=-1, keepdims=True) + self.sigma_mt_sq)).astype(np.float32, copy=False)
 
 
-def _me_velocities(*, speeds=(0.4, 0.8, 1.6, 3.2), n_velocity_directions=12, **_ignored) -> np.ndarray:
-    return velocity_grid(speeds, n_velocity_directions)
+def speeds_px_per_frame(display: Display | None, speeds_deg_s, model: str) -> np.ndarray:
+    """A population's preferred speeds (deg/s) in px/frame of ``display`` (the default Display if None)."""
+    speeds = np.asarray(speeds_deg_s, dtype=float).ravel()
+    if speeds.size == 0 or not np.all(np.isfinite(speeds)) or np.any(speeds <= 0):
+        raise ValueError(f"{model}: speeds_deg_s must be positive deg/s values, got {speeds.tolist()}")
+    display = Display() if display is None else display
+    return speeds * display.px_per_deg / display.frames_per_s
+
+
+def _me_velocities(*, display: Display | None = None, speeds_deg_s=(5.0, 10.0, 20.0, 40.0),
+                   n_velocity_directions=12, **_ignored) -> np.ndarray:
+    """The population's velocities (V, 2) in px/frame of ``display`` (see :func:`velocity_grid`)."""
+    return velocity_grid(speeds_px_per_frame(display, speeds_deg_s, "simoncelli_heeger"), n_velocity_directions)
 
 
 @register(
@@ -290,7 +303,7 @@ def simoncelli_heeger(
     mt_c50: float = 0.1,
     mt_offset: float = 0.0,
     weight_power: float = 3.0,
-    speeds: tuple = (0.4, 0.8, 1.6, 3.2),
+    speeds_deg_s: tuple = (5.0, 10.0, 20.0, 40.0),
     n_velocity_directions: int = 12,
     return_v1: bool = False,
 ) -> Iterator[dict[str, np.ndarray]]:
@@ -327,9 +340,11 @@ def simoncelli_heeger(
         Added before half-squaring (SH98: 0.317); 0 keeps zero input at zero.
     weight_power : float
         Exponent of the in-plane tuning ``g = cos^2(elevation)^power`` of MT weights.
-    speeds : sequence of float
-        MT preferred speeds (px/frame) of the population, with
-        ``n_velocity_directions`` directions each, plus the zero velocity.
+    speeds_deg_s : sequence of float
+        MT preferred speeds (deg/s) of the population, with
+        ``n_velocity_directions`` directions each, plus the zero velocity;
+        converted to px/frame with ``display`` (``function.velocities(display=...)``
+        gives the grid the ``p`` output refers to).
     n_velocity_directions : int
         Directions per speed.
     return_v1 : bool
@@ -341,7 +356,7 @@ def simoncelli_heeger(
     dict
         ``"flow"``: ndarray, shape (t, H, W, 2), float32 px/frame (RR-7317 eq. 2);
         ``"p"``: ndarray, shape (t, H, W, V), float32, normalised MT responses over
-        :func:`velocity_grid` ``(speeds, n_velocity_directions)``.
+        :func:`velocity_grid` of the speeds in px/frame and ``n_velocity_directions``.
     """
     for key, val in (("downsample", downsample), ("n_directions", n_directions), ("mt_downsample", mt_downsample)):
         if int(val) != val or val < 1:
@@ -349,7 +364,7 @@ def simoncelli_heeger(
     for key, val in (("sigma_deg", sigma_deg), ("sigma_t_ms", sigma_t_ms), ("v1_c50", v1_c50), ("mt_c50", mt_c50)):
         if not val > 0:
             raise ValueError(f"simoncelli_heeger: {key} must be > 0, got {val!r}")
-    vel = velocity_grid(speeds, n_velocity_directions)
+    vel = _me_velocities(display=display, speeds_deg_s=speeds_deg_s, n_velocity_directions=n_velocity_directions)
     model = _MotionEnergy(
         display=display, downsample=downsample, sigma_deg=sigma_deg, sigma_t_ms=sigma_t_ms,
         n_directions=n_directions, blur_deg=blur_deg, mt_pool_deg=mt_pool_deg, mt_downsample=mt_downsample,

@@ -37,7 +37,12 @@ Readout
     declines with aperture size (Barthelemy et al. 2006).
 
 Units: every time constant is in ms, every spatial size in degrees of visual
-angle (converted with the display), speeds in px/frame of the display.
+angle and every speed of the velocity grid in deg/s, converted with the display
+(px/deg, frames/s), so the same physical stimulus gives the same response at
+any frame rate (up to the sampling of the lag and of the drive). MT pools V1
+over neighbouring directions (Bayerl & Neumann 2004's velocity-space
+integration; :func:`direction_pooling`) so that eq. 2 decodes directions between
+the grid's continuously.
 
 References
 ----------
@@ -60,9 +65,11 @@ from scipy import ndimage
 from psybench.motion.display import Display
 from psybench.motion.models.motion_energy import (
     downsample_frames,
+    speeds_px_per_frame,
     upsample_blocks,
     velocity_grid,
 )
+from psybench.motion.population import direction_pooling
 from psybench.registry import register
 
 __all__ = ["tlapale_v1mt"]
@@ -116,6 +123,8 @@ class _V1MT:
         # diffusion: rate per ms, applied inside the MT relaxation (explicit part)
         self.diff = p["diffusion_per_ms"] * p["tau_mt_ms"]
         nv = len(self.vel)
+        n_dir = int(p["n_velocity_directions"])
+        self.pool_v = direction_pooling((nv - 1) // n_dir, n_dir, p["direction_pooling_deg"])
         h, w = shape
         self.r1 = np.zeros((nv, h, w), np.float32)
         self.r2 = np.zeros((nv, h, w), np.float32)
@@ -187,7 +196,8 @@ class _V1MT:
                 a1 = a1**q
             t1 = a1 / (p["sigma_v1"] + a1.mean(axis=0, keepdims=True))
             self.r1 = t1 + (self.r1 - t1) * self.e1
-            pooled = _blur(self.r1, self.mt_sigma)
+            across = (self.pool_v @ self.r1.reshape(len(self.vel), -1)).reshape(self.r1.shape)
+            pooled = _blur(across, self.mt_sigma)
             if self.surround_on:
                 # stimulated area (deg^2) seen through the surround's peak-1 Gaussian window
                 ts = self.cell_deg2 * ndimage.gaussian_filter(
@@ -219,8 +229,13 @@ class _V1MT:
         return r2 + r0, flow
 
 
-def _v1mt_velocities(*, speeds=(0.3, 0.6, 0.9, 1.5, 3.0), n_velocity_directions=12, **_ignored) -> np.ndarray:
-    return velocity_grid(speeds, n_velocity_directions)
+_SPEEDS_DEG_S = (3.75, 7.5, 11.25, 18.75, 37.5)
+
+
+def _v1mt_velocities(*, display: Display | None = None, speeds_deg_s=_SPEEDS_DEG_S, n_velocity_directions=12,
+                     **_ignored) -> np.ndarray:
+    """The velocity grid (V, 2) in px/frame of ``display`` (see :func:`velocity_grid`)."""
+    return velocity_grid(speeds_px_per_frame(display, speeds_deg_s, "tlapale_v1mt"), n_velocity_directions)
 
 
 @register(
@@ -235,8 +250,9 @@ def tlapale_v1mt(
     display: Display,
     downsample: int = 4,
     match_downsample: int = 2,
-    speeds: tuple = (0.3, 0.6, 0.9, 1.5, 3.0),
+    speeds_deg_s: tuple = _SPEEDS_DEG_S,
     n_velocity_directions: int = 12,
+    direction_pooling_deg: float = 0.0,
     lag_ms: float = 40.0,
     match_sigma_deg: float = 0.125,
     beta: float = 4.0,
@@ -269,8 +285,12 @@ def tlapale_v1mt(
         Display pixels per model cell (V1 and MT grid).
     match_downsample : int
         Display pixels per cell of the matching (input) grid; divides ``downsample``.
-    speeds, n_velocity_directions
-        Velocity grid (px/frame): zero plus ``speeds`` x ``n_velocity_directions``.
+    speeds_deg_s, n_velocity_directions
+        Velocity grid: zero plus ``speeds_deg_s`` (deg/s, converted to px/frame with
+        ``display``) x ``n_velocity_directions``.
+    direction_pooling_deg : float
+        Standard deviation (deg) of MT's pooling of V1 over neighbouring directions
+        (:func:`direction_pooling`); 0 pools no direction but its own.
     lag_ms : float
         Temporal baseline ``m`` of the correlation input (ms).
     match_sigma_deg : float
@@ -337,7 +357,9 @@ def tlapale_v1mt(
                 "surround_deg", "match_sigma_deg"):
         if params[key] < 0:
             raise ValueError(f"tlapale_v1mt: {key} must be >= 0, got {params[key]!r}")
-    vel = velocity_grid(speeds, n_velocity_directions)
+    if not direction_pooling_deg >= 0:
+        raise ValueError(f"tlapale_v1mt: direction_pooling_deg must be >= 0, got {direction_pooling_deg!r}")
+    vel = _v1mt_velocities(display=display, speeds_deg_s=speeds_deg_s, n_velocity_directions=n_velocity_directions)
     state = None
     for block in chunks:
         block = np.asarray(block, dtype=np.float32)

@@ -3,7 +3,8 @@
 Every renderer takes the run's :class:`~psybench.motion.display.Display` (the one mapping
 between degrees, milliseconds, luminance and pixels, frames; RR-7317 section 2.1)
 and keyword-only physical parameters: sizes in degrees of visual angle, speeds
-in deg/s, durations in ms, Michelson contrast around ``display.background``.
+in deg/s, durations in ms, contrast around ``display.background`` (Michelson for
+gratings, Weber for shapes; see Luminance below).
 It returns a :class:`Stimulus`: frames ``(T, H, W)`` float32 luminance in [0, 1]
 and the attributes written into the stimulus store (parameters, ground-truth
 velocity and family-specific facts such as the vector-average direction of a
@@ -27,10 +28,13 @@ Rendering (RR-7317 section 2.2)
   warns (:class:`~psybench.motion.display.TemporalAliasingWarning`) when the speed
   reaches the temporal Nyquist limit of the frame rate.
 * Luminance: line drawings and bars are drawn at ``L0 (1 + polarity c)`` on the
-  background ``L0`` (``display.contrast_levels``: the symmetric Michelson pair
-  around the mean; relative to the background alone this is a Weber contrast
-  ``c``); gratings modulate ``L0 (1 + c cos(...))`` so their Michelson contrast is
-  exactly ``c``.
+  background ``L0``: ``c`` is their *Weber* contrast, and their Michelson contrast
+  (over the two luminances present) is ``c / (2 + polarity c)``, 1/3 for a bright
+  line of ``contrast`` 1. A true Michelson contrast above ``(1 - L0) / (1 + L0)``
+  cannot be drawn as a bright line, so shapes keep the Weber definition and their
+  attributes say so: ``contrast_definition: "weber"``, ``weber_contrast``,
+  ``michelson_contrast``. Gratings modulate ``L0 (1 + c cos(...))``, so their
+  Michelson contrast is exactly ``c`` (``contrast_definition: "michelson"``).
 
 Timing: ``T = display.ms_to_frames(duration_ms)`` frames, frame ``i`` shown at
 ``i * 1000 / frames_per_s`` ms. Moving objects travel symmetrically about

@@ -117,5 +117,8 @@ def render_barberpole(
         "perceived_direction_deg": float(perceived % 360.0),
         "aperture_deg": [float(long_side), float(short_side_deg)],
         "temporal_frequency_hz": float(sf_cpd * speed_deg_s),
+        # L0 (1 +- c) at the carrier's extremes:: Michelson contrast exactly c
+        "contrast_definition": "michelson",
+        "michelson_contrast": float(contrast),
     }
     return Stimulus(frames, attrs)

@@ -15,6 +15,7 @@ from psybench.motion.display import Display
 from psybench.motion.stimuli.geometry import (
     Stimulus,
     _check_positive,
+    _line_contrast,
     _rect_half_extent,
     _rect_inside,
     _render_translating,
@@ -73,7 +74,8 @@ def render_bar(
     direction_deg, speed_deg_s : float
         True translation (deg CCW from rightward; deg/s).
     contrast : float
-        Michelson contrast; the bar is ``L0 (1 + polarity c)``.
+        Weber contrast against the background, in [0, 1]: the bar is ``L0 (1 + polarity c)``
+        (Michelson ``c / (2 + polarity c)``, recorded as ``michelson_contrast``).
     duration_ms : float
     polarity : {1, -1}
     center_deg : (float, float)
@@ -101,6 +103,7 @@ def render_bar(
         "normal_direction_deg": float(normal % 360.0),
         "normal_speed_deg_s": float(speed_deg_s * math.cos(math.radians(tilt_deg))),
         "object_luminance": float(level),
+        **_line_contrast(display, level),
     }
     return Stimulus(frames, attrs)
 
@@ -186,5 +189,6 @@ def render_dashed_bar(
         "gap_deg": float(period - tile) if n_tiles > 1 else 0.0,
         "tile_period_deg": float(period),
         "object_luminance": float(level),
+        **_line_contrast(display, level),
     }
     return Stimulus(frames, attrs)

@@ -12,6 +12,7 @@ from psybench.motion.stimuli.geometry import (
     Inside,
     Stimulus,
     _check_positive,
+    _line_contrast,
     _render_translating,
     _truth,
     _unit,
@@ -178,7 +179,9 @@ def render_diamond(
     line_width_deg : float
         Width of the outline (deg), centred on the rhombus edges; round joins.
     contrast : float
-        Michelson contrast in [0, 1]; the outline is ``L0 (1 + polarity c)``.
+        Weber contrast of the outline against the background, in [0, 1]: the outline
+        is ``L0 (1 + polarity c)`` (Michelson ``c / (2 + polarity c)``, recorded in the
+        attributes as ``michelson_contrast``).
     duration_ms : float
         Duration of the motion (ms).
     interior_angle_deg, va_bias_deg : float
@@ -220,4 +223,5 @@ def render_diamond(
     attrs.update(geom)
     attrs["vector_average_speed_deg_s"] = float(va_fraction * speed_deg_s)
     attrs["object_luminance"] = float(level)
+    attrs.update(_line_contrast(display, level))
     return Stimulus(frames, attrs)

@@ -140,13 +140,38 @@ def _n_frames(display: Display, duration_ms: float) -> int:
 
 
 def _levels(display: Display, contrast: float, polarity: int) -> float:
-    """Object luminance ``L0 (1 + polarity c)``."""
+    """Object luminance ``L0 (1 + polarity c)``: Weber contrast ``polarity c`` against the background ``L0``."""
     if not isinstance(contrast, (int, float)) or isinstance(contrast, bool) or not 0.0 <= contrast <= 1.0:
-        raise ValueError(f"contrast must be a Michelson contrast in [0, 1], got {contrast!r}")
+        raise ValueError(f"contrast must lie in [0, 1], got {contrast!r}")
     if polarity not in (1, -1):
         raise ValueError(f"polarity must be +1 (bright) or -1 (dark), got {polarity!r}")
     lo, hi = display.contrast_levels(contrast)
     return hi if polarity > 0 else lo
+
+
+def _line_contrast(display: Display, level: float) -> dict[str, Any]:
+    """Contrast attributes of a uniform shape of luminance ``level`` on the background ``L0``.
+
+    A shape drawn at ``L0 (1 + p c)`` (:func:`_levels`) has Weber contrast
+    ``(L - L0) / L0 = p c`` and Michelson contrast ``|L - L0| / (L + L0) = c / (2 + p c)``
+    (Michelson's definition over the two luminances present, shape and background):
+    a bright line of ``contrast`` 1 is Michelson 1/3. A true Michelson contrast
+    ``m`` would need ``L = L0 (1 + m) / (1 - m)``, beyond the display's range for
+    bright shapes with ``m > (1 - L0) / (1 + L0)``; so the renderers keep the Weber
+    definition of ``contrast`` for shapes and record both values honestly.
+
+    Returns
+    -------
+    dict
+        ``contrast_definition`` ("weber": the definition of ``params.contrast``),
+        ``weber_contrast`` (signed) and ``michelson_contrast``.
+    """
+    L0 = display.background
+    return {
+        "contrast_definition": "weber",
+        "weber_contrast": float((level - L0) / L0),
+        "michelson_contrast": float(abs(level - L0) / (level + L0)),
+    }
 
 
 def _check_positive(name: str, value: Any) -> None:

@@ -136,5 +136,8 @@ def render_grating(
         "diameter_deg": float(diameter_deg),
         "aperture_area_deg2": float(math.pi * radius**2),
         "temporal_frequency_hz": float(sf_cpd * speed_deg_s),
+        # L0 (1 +- c) at the carrier's extremes:: Michelson contrast exactly c
+        "contrast_definition": "michelson",
+        "michelson_contrast": float(contrast),
     }
     return Stimulus(frames, attrs)
