@@ -128,3 +128,30 @@ def test_old_models_mapping_fails_before_any_job(harness, tmp_path):
     out = r.stdout + r.stderr
     assert "config key intphys.models" in out and "algorithm: BUILT_IN" in out, out[-3000:]
     assert not (tmp_path / "results").exists()
+
+
+def test_test_split_without_status_gives_validated_answers(harness, tmp_path, capsys):
+    """The released test split (PNGs only, no status.json; bootphon/intphys Tools/make_archives.py keeps the
+    metadata back): every model predicts, answer.txt is written and kept, scoring is skipped with a message,
+    the run exits 0, and `psybench validate-answer` accepts the submission (and names a broken one's line)."""
+    from psybench.cli import main
+
+    small = {"blocks": ("O1",), "n_frames": 8, "height": 16, "width": 16}
+    generate_intphys(tmp_path / "data", "train", n_train=4, **small)
+    generate_intphys(tmp_path / "data", "test", status_variant="absent", depth_encoding="16bit", **small)
+    models = [{"name": n, "algorithm": n} for n in ("constant", "random", "flow", "nextframe")]
+    _workdir(harness, tmp_path, _config(data_root="data", generate=False, eval_split="test", shard_size=100,
+                                        n_boot=10, models=models, external_answers={}))
+    r = _snakemake(harness, tmp_path)
+    assert r.returncode == 0, r.stderr[-3000:]
+    for m in models:
+        answer = tmp_path / f"results/intphys/{m['name']}/answer.txt"
+        assert len(answer.read_text().splitlines()) == 72
+        assert main(["validate-answer", str(answer), "--data-root", str(tmp_path / "data")]) == 0
+        assert "72 movies, 18 complete quadruplets" in capsys.readouterr().out
+        assert pd.read_csv(tmp_path / f"results/intphys/{m['name']}/scores.csv").empty
+        assert "scoring skipped" in (tmp_path / f"logs/intphys/score/{m['name']}.log").read_text()
+    broken = tmp_path / "broken.txt"
+    broken.write_text("".join((tmp_path / "results/intphys/random/answer.txt").read_text().splitlines(True)[1:]))
+    assert main(["validate-answer", str(broken), "--data-root", str(tmp_path / "data")]) == 2
+    assert "line 1 ('O1/0001/2" in capsys.readouterr().err
