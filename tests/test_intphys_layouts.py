@@ -160,3 +160,27 @@ def test_unknown_layouts_name_the_file_and_what_was_expected(trees, tmp_path):
     (root / "dev" / "O1" / "0004").rename(root / "dev" / "O1" / "quad_4")
     with pytest.raises(IntPhysFormatError, match=r"O1/quad_4 is not an IntPhys quadruplet directory"):
         list_movies(root, "dev")
+
+
+def test_shard_files_are_few_and_data_unchanged(trees, tmp_path, monkeypatch):
+    """Zarr v3 sharding codec (issue 13, deliver 6): one file per shard of whole-movie chunks, data and
+    checksums as without sharding. Chunk = 2 movies, shard = 6 movies: 72 movies -> 12 files per array
+    instead of 36."""
+    import psybench.intphys.ingest.shard as shard_mod
+    from psybench.io.store import open_store
+
+    T, H, W = 8, 24, 24
+    monkeypatch.setattr(shard_mod, "_CHUNK_BYTES", 2 * T * H * W * 3)
+    monkeypatch.setattr(shard_mod, "_SHARD_BYTES", 6 * T * H * W * 8)
+    root = trees["v1_mask_dir_8bit"]
+    ingest_shard(root, "dev", tmp_path / "sharded.zarr", tmp_path / "a.csv", shard_size=100)
+    monkeypatch.setattr(shard_mod, "_SHARD_BYTES", 1)  # one chunk per shard = one file per chunk, as before
+    ingest_shard(root, "dev", tmp_path / "plain.zarr", tmp_path / "b.csv", shard_size=100)
+    for name in ("scene", "depth", "masks"):
+        files = {k: [p for p in (tmp_path / f"{k}.zarr" / name / "c").rglob("*") if p.is_file()]
+                 for k in ("sharded", "plain")}
+        assert (len(files["sharded"]), len(files["plain"])) == (12, 36)
+    a, b = open_store(tmp_path / "sharded.zarr", deep=True), open_store(tmp_path / "plain.zarr", deep=True)
+    assert a.arrays["scene"].chunks[0] == (6,) * 12
+    for name in ("scene", "depth", "masks"):
+        np.testing.assert_array_equal(np.asarray(a[name]), np.asarray(b[name]))

@@ -21,6 +21,11 @@ from psybench.io.tables import read_table, write_table
 __all__ = ["IntPhysConditionWarning", "ingest_shard", "merge_metadata"]
 
 _CHUNK_BYTES = 2**21  # ~2 MB of scene per storage chunk (zarr guidance: >= 1 MB)
+# Zarr v3 sharding codec: one file holds the chunks of as many whole movies as fill ~512 MB over the
+# three arrays (8 bytes per pixel: RGB 3 + float32 depth 4 + mask 1): 7 real 288 x 288 x 100 movies
+# (66 MB each) per file, so a 50-movie store holds 3 x 8 data files instead of 3 x 50. The writer
+# buffers one shard per array: the ingest job's memory is ~ one shard plus the movies in flight.
+_SHARD_BYTES = 2**29
 
 
 def ingest_shard(
@@ -95,12 +100,15 @@ def ingest_shard(
     # storage chunk: k whole movies, k so that a scene chunk holds ~2 MB (>= 1 MB zarr guidance) -
     # one movie for real IntPhys frames (25 MB), several for small generated ones
     k = int(max(1, min(n, _CHUNK_BYTES // (T * H * W * 3))))
+    per_shard = max(1, _SHARD_BYTES // (T * H * W * 8) // k) * k  # whole chunks
+    s = min(per_shard, -(-n // k) * k)
     specs = {
         "scene": StreamSpec((n, T, H, W, 3), np.uint8, ("movie", "t", "y", "x", "c"), chunks=(k, T, H, W, 3),
-                            attrs={"color": "RGB"}),
+                            shards=(s, T, H, W, 3), attrs={"color": "RGB"}),
         "depth": StreamSpec((n, T, H, W), np.float32, ("movie", "t", "y", "x"), chunks=(k, T, H, W),
-                            attrs={"units": "mm"}),
+                            shards=(s, T, H, W), attrs={"units": "mm"}),
         "masks": StreamSpec((n, T, H, W), np.uint8, ("movie", "t", "y", "x"), chunks=(k, T, H, W),
+                            shards=(s, T, H, W),
                             attrs={"units": "gray value; names in metadata column masks_grayscale"}),
     }
     write_store_stream(
