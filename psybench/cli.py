@@ -102,12 +102,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--long", action="store_true", help="show every field the registry gives, not only the main ones")
     p = sub.add_parser("benchmarks", help="list registered benchmarks")
     p.add_argument("--long", action="store_true", help="show every field the registry gives, not only the main ones")
-    p = sub.add_parser(
-        "validate-answer",
-        help="check an IntPhys answer.txt against a tree (ids, complete quadruplets, scores in [0, 1])",
-        description="Validate an IntPhys submission against <data-root>/<split>: one '<block>/<index>/<run> "
-        "<score>' line per movie, every quadruplet complete, scores in [0, 1].",
-    )
+    what = "an IntPhys answer.txt against a tree: one '<block>/<index>/<run> <score>' line per movie, "
+    p = sub.add_parser("validate-answer", help=f"check {what}...", description=f"Check {what}every quadruplet "
+                       "complete, scores in [0, 1].")
     p.add_argument("answer", help="the answer.txt to check")
     p.add_argument("--data-root", required=True, help="IntPhys dataset root holding <split>/")
     p.add_argument("--split", default="test", choices=("dev", "test"), help="split the answer is for (default: test)")
