@@ -32,8 +32,10 @@ def test_small_run_scores_models_and_external_answer(harness, tmp_path):
     ids = expected_movie_ids("dev", blocks=("O1",))
     (tmp_path / "ext.txt").write_text("".join(f"{m} 0.5\n" for m in ids))
     cfg = _config(
+        # the 2018 baselines' layout: header masks dict, descriptive quadruplet folders, mask/mask_NNN.png
         generator={"seed": 0, "blocks": ["O1"], "per_condition": 1, "n_train": 4, "height": 48, "width": 48,
-                   "n_frames": 12, "status_variant": "header", "depth_encoding": "16bit"},
+                   "n_frames": 12, "status_variant": "header_masks", "depth_encoding": "16bit",
+                   "quadruplet_names": "descriptive", "mask_layout": "mask"},
         shard_size=100, n_boot=50,
         models=[{"name": "tracking", "algorithm": "tracking"}, {"name": "nextframe", "algorithm": "nextframe"}],
         external_answers={"ext": "ext.txt"},
@@ -50,6 +52,15 @@ def test_small_run_scores_models_and_external_answer(harness, tmp_path):
     t = pd.read_csv(tmp_path / "results/intphys/ext/scores.csv")
     overall = t[(t.block == "all") & (t.visibility == "all") & (t.motion == "all") & (t.n_objects == "all")]
     assert dict(zip(overall.metric, overall.value)) == {"L_R": 0.5, "L_R_strict": 0.0, "L_A": 0.5}
+    # conditions from the folder names: the 18 conditions of the block, one quadruplet each, no interval
+    t = pd.read_csv(tmp_path / "results/intphys/tracking/scores.csv")
+    cond = t[(t[["visibility", "motion", "n_objects"]] != "all").all(axis=1) & (t.block == "O1")]
+    assert len(cond.drop_duplicates(["visibility", "motion", "n_objects"])) == 18
+    assert cond["ci_low"].isna().all() and (cond["n_quadruplets"] == 1).all()
+    overall = t[(t[["block", "visibility", "motion", "n_objects"]] == "all").all(axis=1)]
+    # the header masks dict names the objects: tracking sees the events (measured L_R 0.0, L_A 0.007; a silent
+    # constant, as before issue 13, scores 0.5 / 0.5)
+    assert overall.set_index("metric").loc["L_R", "value"] < 0.1 and overall.set_index("metric").loc["L_A", "value"] < 0.1
     # nothing left to do; a change of the model code (hash in params) is seen
     r = _snakemake(harness, tmp_path, "-n")
     assert "Nothing to be done" in r.stdout + r.stderr
