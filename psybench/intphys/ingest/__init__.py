@@ -22,10 +22,10 @@ guessed: ``status_variant`` (:data:`STATUS_VARIANTS`), ``frame_layout``,
 (status, folder, table or none).
 
 Storage chunks hold whole movies (one real IntPhys movie, or as many small
-ones as fill ~2 MB), and Zarr v3's sharding codec packs the chunks of ~512 MB
-of movies into one file (8 real movies), so a store of ``shard_size`` movies
-holds at most ``3 * ceil(shard_size / 8) + 4`` files at the real frame size
-(3 x 7 + 4 = 25 for 50 movies, 500 per 1,000 movies; one file per movie and
+ones as fill ~2 MB), and Zarr v3's sharding codec packs the chunks of ~256 MB
+of movies into one file (4 real movies), so a store of ``shard_size`` movies
+holds at most ``3 * ceil(shard_size / 4) + 4`` files at the real frame size
+(3 x 13 + 4 = 43 for 50 movies, 860 per 1,000 movies; one file per movie and
 array before: 3 x 50 + 4 = 154, 3,080 per 1,000). Movies are decoded by a pool of ``threads`` threads (OpenCV
 releases the GIL) with at most a chunk plus ``threads`` movies in flight and streamed into the store by
 :func:`psybench.io.store.write_store_stream`, so memory is bounded by a few

@@ -21,11 +21,12 @@ from psybench.io.tables import read_table, write_table
 __all__ = ["IntPhysConditionWarning", "ingest_shard", "merge_metadata"]
 
 _CHUNK_BYTES = 2**21  # ~2 MB of scene per storage chunk (zarr guidance: >= 1 MB)
-# Zarr v3 sharding codec: one file holds the chunks of as many whole movies as fill ~512 MB over the
-# three arrays (8 bytes per pixel: RGB 3 + float32 depth 4 + mask 1): 8 real 288 x 288 x 100 movies
-# (66 MB each) per file, so a 50-movie store holds 3 x 7 data files instead of 3 x 50. The writer
-# buffers one shard per array: the ingest job's memory is ~ one shard plus the movies in flight.
-_SHARD_BYTES = 2**29
+# Zarr v3 sharding codec: one file holds the chunks of as many whole movies as fill ~256 MB over the
+# three arrays (8 bytes per pixel: RGB 3 + float32 depth 4 + mask 1): 4 real 288 x 288 x 100 movies
+# (66 MB each) per file, so a 50-movie store holds 3 x 13 data files instead of 3 x 50. The writer
+# buffers one shard per array: the ingest job's memory is ~ one shard (and its copies while it is
+# hashed and encoded) plus the movies in flight, ~1.1 GB at the real size (512 MB shards: ~1.8 GB).
+_SHARD_BYTES = 2**28
 
 
 def ingest_shard(
