@@ -184,3 +184,17 @@ def test_shard_files_are_few_and_data_unchanged(trees, tmp_path, monkeypatch):
     assert a.arrays["scene"].chunks[0] == (6,) * 12
     for name in ("scene", "depth", "masks"):
         np.testing.assert_array_equal(np.asarray(a[name]), np.asarray(b[name]))
+
+
+def test_observation_holds_no_labels_even_where_status_has_them(trees, tmp_path):
+    """Issue 13, deliver 4 (library level; the workflow test runs a cheating user model): the metadata table
+    beside the store has `possible` and the conditions, the Observation a model receives has neither."""
+    import dataclasses
+
+    ingest_shard(trees["v1_mask_dir_8bit"], "dev", tmp_path / "s.zarr", tmp_path / "s.csv", shard_size=100)
+    table = pd.read_csv(tmp_path / "s.csv")
+    assert {"possible", "visibility", "motion", "n_objects", "quadruplet"} <= set(table.columns)
+    obs = observe(tmp_path / "s.zarr", tmp_path / "s.csv")
+    assert [f.name for f in dataclasses.fields(obs)] == ["movies", "scene", "depth", "masks", "masks_grayscale"]
+    reachable = repr(obs.movies) + repr(obs.masks_grayscale) + repr(obs.scene.dask.keys())
+    assert not any(word in reachable for word in ("possible", "occluded", "visible", "dynamic", "s.csv"))
