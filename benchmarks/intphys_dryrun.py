@@ -47,9 +47,15 @@ def main(argv=None):
             shutil.copy(REPO / "rules" / smk, tmp / "rules")
         shutil.copytree(REPO / "scripts", tmp / "scripts", ignore=shutil.ignore_patterns("__pycache__"))
         shutil.copytree(REPO / "envs", tmp / "envs")
-        (tmp / "Snakefile").write_text('configfile: "config.yaml"\ninclude: "rules/intphys.smk"\n'
+        # the workflow's own preparation (rules/common.smk): schema defaults filled, models resolved once
+        (tmp / "Snakefile").write_text('configfile: "config.yaml"\n'
+                                       "from psybench.config import prepare_workflow\n"
+                                       "MODELS = prepare_workflow(config)\n"
+                                       "def get_results_root(wildcards, output):\n    return 'results'\n"
+                                       'include: "rules/intphys.smk"\n'
                                        "rule all:\n    default_target: True\n    input: intphys_targets()\n")
-        cfg = {"intphys": yaml.safe_load((REPO / "config" / "config.yaml").read_text())["intphys"]}
+        cfg = {"tracks": ["intphys"],
+               "intphys": yaml.safe_load((REPO / "config" / "config.yaml").read_text())["intphys"]}
         cfg["intphys"].update(data_root="data", generate=False, shard_size=args.shard_size)
         (tmp / "config.yaml").write_text(yaml.safe_dump(cfg))
         t = time.perf_counter()
@@ -57,7 +63,7 @@ def main(argv=None):
                            cwd=tmp, capture_output=True, text=True)
         dt = time.perf_counter() - t
         if r.returncode:
-            sys.exit(r.stderr[-3000:])
+            sys.exit(f"snakemake -n failed ({r.returncode}):\n{(r.stdout + r.stderr)[-3000:]}")
         out = r.stdout + r.stderr
         counts = {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+)\s+(\d+)$", out, re.M)}
         print(f"snakemake -n: {dt:.1f} s for {counts.get('total')} jobs "

@@ -1,20 +1,36 @@
-"""IntPhys ingestion benchmark: throughput vs plain cv2.imread, peak memory of ingest and training.
+"""IntPhys ingestion at the real size: throughput vs plain cv2.imread, peak RSS in fresh processes, 15k estimate.
 
-Usage: python benchmarks/intphys_ingest.py [--threads 2] [--movies 100 1000] [--size 64] [--frames 20]
+Usage: python benchmarks/intphys_ingest.py [--movies 10 50 200] [--size 288] [--frames 100]
+       [--threads 2] [--shard-size 50] [--unique 4] [--nodes 1 4 16] [--cores-per-node 32]
 
-1. Frames/s of :func:`ingest_shard` (decode + RGB + depth scaling + Zarr write with
-   checksums) against plain ``cv2.imread`` of the same PNGs (same flags) in a
-   thread pool of the same size, measured in this run; target ratio >= 0.8.
-2. Peak traced memory (tracemalloc: Python objects and NumPy buffers) and
-   peak RSS (includes the interpreter and libraries), each in a fresh
-   subprocess, of ingesting N movies into ONE store and of training the
-   next-frame predictor on it, for each N: it must not grow with N.
+1. Throughput: frames/s of :func:`~psybench.intphys.ingest.ingest_shard` (decode,
+   RGB, depth scaling, Zarr v3 sharded write with checksums) against plain
+   ``cv2.imread`` of the same PNGs (same flags, same number of threads), both in
+   this run, on the first shard; target ratio >= 0.8.
+2. Peak RSS of a fresh child process (``VmHWM`` of the child itself, read in it
+   from ``/proc/self/status``; ``ru_maxrss`` would report the parent's peak, which
+   it inherits at fork and keeps across exec) that ingests every shard of a split of N movies, one
+   shard after the other as the workflow's jobs do, and of one that trains the
+   next-frame predictor streaming over those stores; for each N. Target: within
+   10 % from 50 to 200 movies.
+3. Extrapolation of the 15k-movie training set on N SLURM nodes from the measured
+   time per shard: ceil(shards / (nodes x jobs per node)) x time per shard, jobs
+   per node = cores per node // threads per job.
+
+Frames are generated scenes at the real IntPhys size (288 x 288 px, 100 frames,
+scene + 16-bit depth + masks). Rendering is slow, so ``--unique`` movies are
+rendered and the others are hard links to their PNGs (identical bytes: decoding
+costs the same; the page cache serves both the reference and ingest alike).
+The 15k-movie dry run is ``benchmarks/intphys_dryrun.py``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -23,89 +39,150 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 _CHILD = r"""
-import json, resource, sys, time, tracemalloc
-import cv2, numpy as np
-from psybench.intphys.ingest import ingest_shard
+import json, sys, time
+from psybench.intphys.ingest import ingest_shard, list_movies, n_shards
 from psybench.intphys.models import train_nextframe_stores
-root, split, out, threads, n, what = sys.argv[1:7]
-tracemalloc.start()  # numpy buffers (frames, chunks, statistics) are traced
+root, split, out, threads, shard_size, what = sys.argv[1:7]
+n = n_shards(len(list_movies(root, split)), int(shard_size))
+stores = [f"{out}_{k:04d}.zarr" for k in range(n)]
 t = time.perf_counter()
 if what == "ingest":
-    ingest_shard(root, split, out + ".zarr", out + ".csv", shard=0, shard_size=int(n), threads=int(threads))
+    for k, s in enumerate(stores):
+        ingest_shard(root, split, s, s[:-5] + ".csv", shard=k, shard_size=int(shard_size), threads=int(threads))
 else:
-    train_nextframe_stores([out + ".zarr"], out + ".npz", threads=int(threads))
+    train_nextframe_stores(stores, out + ".npz", threads=int(threads))
 dt = time.perf_counter() - t
-traced = tracemalloc.get_traced_memory()[1]
-rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(json.dumps({"traced_mb": traced / 2**20, "rss_mb": rss / 1024, "seconds": dt}))
+# VmHWM: this process's own peak RSS (reset at exec; ru_maxrss is not: it keeps the parent's peak at fork)
+hwm = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:"))
+print(json.dumps({"rss_mb": hwm / 1024, "seconds": dt, "shards": n}))
 """
 
 
-def _child(*args):
-    r = subprocess.run([sys.executable, "-c", _CHILD, *map(str, args)], capture_output=True, text=True, check=True)
+def _child(*args) -> dict:
+    r = subprocess.run([sys.executable, "-c", _CHILD, *map(str, args)], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"benchmark child failed:\n{r.stderr[-3000:]}")
     return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def _replicate(train: Path, n: int, unique: int) -> None:
+    """Hard-link movie directories 1..unique to unique+1..n (same PNG bytes, new ids)."""
+    for i in range(unique + 1, n + 1):
+        src, dst = train / f"{(i - 1) % unique + 1:05d}", train / f"{i:05d}"
+        if dst.exists():
+            continue
+        for d, _, files in os.walk(src):
+            rel = Path(d).relative_to(src)
+            (dst / rel).mkdir(parents=True, exist_ok=True)
+            for f in files:
+                os.link(Path(d) / f, dst / rel / f)
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--movies", type=int, nargs="+", default=[10, 50, 200])
+    ap.add_argument("--size", type=int, default=288)
+    ap.add_argument("--frames", type=int, default=100)
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--movies", type=int, nargs="+", default=[100, 1000])
-    ap.add_argument("--size", type=int, default=64)
-    ap.add_argument("--frames", type=int, default=20)
-    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--shard-size", type=int, default=50)
+    ap.add_argument("--unique", type=int, default=4, help="movies rendered; the rest are hard links")
+    ap.add_argument("--repeats", type=int, default=2)
+    ap.add_argument("--nodes", type=int, nargs="+", default=[1, 4, 16])
+    ap.add_argument("--cores-per-node", type=int, default=32)
+    ap.add_argument("--n-train", type=int, default=15000, help="movies of the extrapolated training set")
     args = ap.parse_args(argv)
 
     import cv2
 
     from psybench.intphys.generate import generate_intphys
-    from psybench.intphys.ingest import ingest_shard, list_movies
+    from psybench.intphys.ingest import frame_layout, ingest_shard, list_movies
 
     cv2.setNumThreads(1)
     with tempfile.TemporaryDirectory(prefix="intphys_bench_") as tmp:
         tmp = Path(tmp)
         n_max = max(args.movies)
+        unique = min(args.unique, n_max)
         t = time.perf_counter()
-        generate_intphys(tmp / "data", "train", n_train=n_max, height=args.size, width=args.size,
-                         n_frames=args.frames, threads=args.threads)
-        print(f"generated {n_max} movies of {args.frames} x {args.size}x{args.size} px in "
-              f"{time.perf_counter() - t:.1f} s")
+        generate_intphys(tmp / "data", "train", n_train=unique, height=args.size, width=args.size,
+                         n_frames=args.frames, depth_encoding="16bit", status_variant="header",
+                         threads=args.threads)
+        print(f"rendered {unique} movies of {args.frames} x {args.size}x{args.size} px in "
+              f"{time.perf_counter() - t:.1f} s; {n_max - unique} more are hard links")
 
-        # --- 1. throughput on the first n_tp movies
-        n_tp = min(args.movies)
-        movies = list_movies(tmp / "data", "train")[:n_tp]
-        files = [(m.path / k / f"{k}_{i:03d}.png", cv2.IMREAD_COLOR if k == "scene" else cv2.IMREAD_UNCHANGED)
-                 for m in movies for i in range(1, args.frames + 1) for k in ("scene", "depth", "masks")]
-        n_frames = len(files)
+        # --- 1. throughput on the first shard, reference and ingest in this same run
+        n_tp = min(args.shard_size, min(args.movies))
+        split_root = tmp / "tp"
+        _replicate_into(tmp / "data" / "train", split_root / "train", n_tp, unique)
+        movies = list_movies(split_root, "train")
+        layout = frame_layout(movies[0].path)[0]
+        files = [(layout.path(m.path, k, i), cv2.IMREAD_COLOR if k == "scene" else cv2.IMREAD_UNCHANGED)
+                 for m in movies for i in range(args.frames) for k in ("scene", "depth", "masks")]
 
         def read(job):
             return cv2.imread(str(job[0]), job[1]).shape
 
-        best_ref, best_ing = float("inf"), float("inf")
+        best_ref = best_ing = float("inf")
         for rep in range(args.repeats):
             t = time.perf_counter()
             with ThreadPoolExecutor(args.threads) as ex:
                 list(ex.map(read, files))
             best_ref = min(best_ref, time.perf_counter() - t)
             t = time.perf_counter()
-            ingest_shard(tmp / "data", "train", tmp / f"tp{rep}.zarr", tmp / f"tp{rep}.csv", shard=0,
+            ingest_shard(split_root, "train", tmp / f"tp{rep}.zarr", tmp / f"tp{rep}.csv", shard=0,
                          shard_size=n_tp, threads=args.threads)
             best_ing = min(best_ing, time.perf_counter() - t)
-        ref_fps, ing_fps = n_frames / best_ref, n_frames / best_ing
-        print(f"throughput ({n_tp} movies, {n_frames} PNGs, {args.threads} threads, best of {args.repeats}):")
-        print(f"  plain cv2.imread : {ref_fps:10.0f} frames/s")
-        print(f"  ingest_shard     : {ing_fps:10.0f} frames/s")
-        print(f"  ratio            : {ing_fps / ref_fps:10.2f}   (target >= 0.8)")
+            shutil.rmtree(tmp / f"tp{rep}.zarr")
+        ref_fps, ing_fps = len(files) / best_ref, len(files) / best_ing
+        print(f"throughput ({n_tp} movies, {len(files)} PNGs, {args.threads} threads, best of {args.repeats}):")
+        print(f"  plain cv2.imread : {ref_fps:8.0f} PNG/s")
+        print(f"  ingest_shard     : {ing_fps:8.0f} PNG/s")
+        print(f"  ratio            : {ing_fps / ref_fps:8.2f}   (target >= 0.8)")
+        print(f"FIGURE intphys_ingest_vs_imread {ing_fps / ref_fps:.2f} x")
 
-        # --- 2. peak memory in fresh subprocesses
-        print("peak memory (fresh subprocess each; traced = tracemalloc peak, rss = ru_maxrss):")
+        # --- 2. peak RSS of fresh children, per split size
+        print(f"peak RSS of a fresh child process (shards of {args.shard_size} movies, one after the other):")
+        per_shard = []
         for n in sorted(args.movies):
-            out = tmp / f"mem{n}"
-            ing = _child(tmp / "data", "train", out, args.threads, n, "ingest")
-            tr = _child(tmp / "data", "train", out, args.threads, n, "train")
-            data_mb = n * args.frames * args.size * args.size * (3 + 4 + 1) / 2**20
-            print(f"  {n:5d} movies ({data_mb:6.1f} MB decoded): ingest traced {ing['traced_mb']:6.1f} MB, "
-                  f"rss {ing['rss_mb']:6.1f} MB ({ing['seconds']:.1f} s); train traced {tr['traced_mb']:6.1f} MB, "
-                  f"rss {tr['rss_mb']:6.1f} MB ({tr['seconds']:.1f} s)")
+            root = tmp / f"n{n}"
+            _replicate_into(tmp / "data" / "train", root / "train", n, unique)
+            out = tmp / f"store{n}"
+            ing = _child(root, "train", out, args.threads, args.shard_size, "ingest")
+            tr = _child(root, "train", out, args.threads, args.shard_size, "train")
+            files_on_disk = sum(1 for p in tmp.glob(f"store{n}_*.zarr/**/*") if p.is_file())
+            if n >= args.shard_size:
+                per_shard.append(ing["seconds"] / (n / args.shard_size))
+            print(f"  {n:4d} movies, {ing['shards']} shard(s): ingest rss {ing['rss_mb']:7.1f} MB "
+                  f"({ing['seconds']:6.1f} s, {1000 * files_on_disk / n:6.0f} files per 1,000 movies); "
+                  f"train rss {tr['rss_mb']:7.1f} MB ({tr['seconds']:6.1f} s)")
+            print(f"FIGURE intphys_ingest_rss_{n}_movies {ing['rss_mb']:.0f} MB")
+            print(f"FIGURE intphys_train_rss_{n}_movies {tr['rss_mb']:.0f} MB")
+            print(f"FIGURE intphys_files_per_1000_movies_{n} {1000 * files_on_disk / n:.0f} files")
+            for p in tmp.glob(f"store{n}_*.zarr"):
+                shutil.rmtree(p)
+            shutil.rmtree(root)
+
+        # --- 3. the 15k training set on a cluster
+        t_shard = min(per_shard) if per_shard else best_ing * args.shard_size / n_tp
+        shards = math.ceil(args.n_train / args.shard_size)
+        jobs = max(1, args.cores_per_node // args.threads)
+        print(f"extrapolation: {args.n_train} movies = {shards} shards x {t_shard:.1f} s measured per shard "
+              f"({args.threads} threads/job, {jobs} jobs per {args.cores_per_node}-core node):")
+        for nodes in args.nodes:
+            waves = math.ceil(shards / (nodes * jobs))
+            print(f"  {nodes:3d} node(s): {waves} wave(s) x {t_shard:.1f} s = {waves * t_shard / 60:7.1f} min "
+                  "(ingest; disk bandwidth not modelled)")
+            print(f"FIGURE intphys_15k_ingest_{nodes}_nodes {waves * t_shard / 60:.1f} min")
+
+
+def _replicate_into(src_train: Path, dst_train: Path, n: int, unique: int) -> None:
+    """``dst_train`` with ``n`` movies: hard links to the ``unique`` rendered ones."""
+    dst_train.mkdir(parents=True, exist_ok=True)
+    for i in range(1, min(unique, n) + 1):
+        src, dst = src_train / f"{i:05d}", dst_train / f"{i:05d}"
+        if not dst.exists():
+            shutil.copytree(src, dst, copy_function=os.link)
+    if n > unique:
+        _replicate(dst_train, n, unique)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,10 @@ Subcommands
     (every ``*.csv`` below PATH that has the score columns is concatenated).
 ``psybench models`` / ``psybench benchmarks``
     List what the registry (``psybench.registry``) knows.
+``psybench validate-answer ANSWER --data-root ROOT [--split test]``
+    Check an IntPhys submission (``answer.txt``) against a tree: every movie scored
+    once in [0, 1], every quadruplet complete, no unknown id
+    (:func:`psybench.intphys.answer.validate_answer`).
 
 Exit codes: 0 success, 2 usage or data error (one line on stderr naming the file,
 column or key).
@@ -98,6 +102,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--long", action="store_true", help="show every field the registry gives, not only the main ones")
     p = sub.add_parser("benchmarks", help="list registered benchmarks")
     p.add_argument("--long", action="store_true", help="show every field the registry gives, not only the main ones")
+    what = "an IntPhys answer.txt against a tree: one '<block>/<index>/<run> <score>' line per movie, "
+    p = sub.add_parser("validate-answer", help=f"check {what}...", description=f"Check {what}every quadruplet "
+                       "complete, scores in [0, 1].")
+    p.add_argument("answer", help="the answer.txt to check")
+    p.add_argument("--data-root", required=True, help="IntPhys dataset root holding <split>/")
+    p.add_argument("--split", default="test", choices=("dev", "test"), help="split the answer is for (default: test)")
     return parser
 
 
@@ -286,6 +296,18 @@ _COMMANDS = {
     "models": _cmd_models,
     "benchmarks": _cmd_benchmarks,
 }
+
+
+def _cmd_validate_answer(args: argparse.Namespace) -> int:
+    from psybench.intphys.answer import validate_answer
+
+    r = validate_answer(args.answer, args.data_root, args.split)
+    print(f"{args.answer}: valid submission for {Path(args.data_root) / args.split}: {r['movies']} movies, "
+          f"{r['quadruplets']} complete quadruplets, scores in [{r['min']:.4g}, {r['max']:.4g}]")
+    return EXIT_OK
+
+
+_COMMANDS["validate-answer"] = _cmd_validate_answer
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -64,6 +64,7 @@ rule intphys_metadata:
     conda:
         "../envs/psybench.yaml"
     params:
+        conditions=INTPHYS["conditions"],
         code_hash=INTPHYS_CODE["ingest"],
     script:
         "../scripts/intphys_metadata.py"
@@ -122,6 +123,7 @@ rule intphys_scores:
         "../envs/psybench.yaml"
     params:
         n_boot=INTPHYS["n_boot"],
+        min_ci=INTPHYS["min_quadruplets_ci"],
         seed=INTPHYS["seed"],
         code_hash=INTPHYS_CODE["scores"],
     script:

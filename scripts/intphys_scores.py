@@ -8,4 +8,4 @@ from psybench.intphys.scores import score_model  # noqa: E402
 score_model(snakemake.wildcards.model, snakemake.input.metadata, snakemake.output.scores,  # noqa: F821
             snakemake.output.answer, predictions=list(snakemake.input.get("predictions", [])),  # noqa: F821
             answer=snakemake.input.get("answer") or None, n_boot=snakemake.params.n_boot,  # noqa: F821
-            seed=snakemake.params.seed)  # noqa: F821
+            seed=snakemake.params.seed, min_ci=snakemake.params.min_ci)  # noqa: F821

@@ -67,7 +67,8 @@ def test_header_variant_and_16bit_depth_consistent_with_masks(tmp_path):
     mask = cv2.imread(str(d / "masks" / "masks_004.png"), cv2.IMREAD_UNCHANGED)
     assert depth.dtype == np.uint16
     mm = 65535.0 - depth
-    gray = {n: v for v, n in st["header"]["masks_grayscale"]}
+    # the 2019 saver (bootphon/intphys tools/saver.py) names the gray values per frame: frames[t]["masks"]
+    gray = st["frames"][3]["masks"]
     assert np.allclose(mm[mask == gray["sky"]], 10000)
     obj = np.isin(mask, [v for n, v in gray.items() if n.startswith("object")])
     # objects stand in front of the back wall (4 m)

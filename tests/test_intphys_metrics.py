@@ -67,7 +67,12 @@ def test_bootstrap_interval_contains_value_and_is_seeded():
     a = score_table(scores, meta, model="r", n_boot=300, seed=5)
     b = score_table(scores, meta, model="r", n_boot=300, seed=5)
     pd.testing.assert_frame_equal(a, b)
-    assert (a["ci_low"] <= a["value"] + 1e-12).all() and (a["value"] <= a["ci_high"] + 1e-12).all()
+    wide = a["n_quadruplets"] >= 8  # psybench.intphys.metrics.MIN_QUADRUPLETS_CI
+    assert wide.any() and (~wide).any()
+    assert (a.loc[wide, "ci_low"] <= a.loc[wide, "value"] + 1e-12).all()
+    assert (a.loc[wide, "value"] <= a.loc[wide, "ci_high"] + 1e-12).all()
+    # too few quadruplets: no interval at all, never a zero-width one
+    assert a.loc[~wide, ["ci_low", "ci_high"]].isna().all().all()
     # every grouping from finest to overall: (2 blocks+1) x (2 vis+1) x (1+1) x (1+1) groups at most
     assert set(a["motion"]) == {"static", "all"} and (a["block"] == "all").any()
 
@@ -101,3 +106,20 @@ def test_answer_validation_errors(tmp_path, edit, message):
     (tmp_path / "b.txt").write_text("\n".join(edit(lines)) + "\n")
     with pytest.raises(AnswerFormatError, match=message):
         read_answer(tmp_path / "b.txt", meta)
+
+
+def test_unknown_conditions_count_only_in_coarse_groups():
+    """Quadruplets without conditions (NA) are in the per-block and overall rows, in no per-condition row,
+    and no "unknown" condition appears (issue 13, deliver 2)."""
+    meta = _meta(12)
+    unknown = meta["quadruplet"].isin(["O1/0002", "O1/0004"])
+    meta.loc[unknown, ["visibility", "motion", "n_objects"]] = None
+    scores = pd.Series(np.where(meta["possible"], 0.9, 0.1), index=meta["movie"])
+    scores[meta.loc[unknown, "movie"].to_numpy()] = np.where(meta.loc[unknown, "possible"], 0.1, 0.9)  # both wrong
+    t = score_table(scores, meta, model="m", n_boot=0)
+    assert not t[["visibility", "motion", "n_objects"]].isin(["unknown", "None", "nan", "<NA>"]).any().any()
+    assert _get(t, "L_R")["n_quadruplets"] == 12 and _get(t, "L_R")["value"] == pytest.approx(2 / 12)
+    assert _get(t, "L_R", block="O1")["value"] == pytest.approx(2 / 6)
+    per_cond = t[(t["visibility"] != "all") & (t["metric"] == "L_R")]
+    assert per_cond.groupby(["visibility"])["n_quadruplets"].max().sum() <= 10
+    assert (per_cond.loc[per_cond["block"] == "O1", "value"] == 0).all()

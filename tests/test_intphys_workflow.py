@@ -32,8 +32,10 @@ def test_small_run_scores_models_and_external_answer(harness, tmp_path):
     ids = expected_movie_ids("dev", blocks=("O1",))
     (tmp_path / "ext.txt").write_text("".join(f"{m} 0.5\n" for m in ids))
     cfg = _config(
+        # the 2018 baselines' layout: header masks dict, descriptive quadruplet folders, mask/mask_NNN.png
         generator={"seed": 0, "blocks": ["O1"], "per_condition": 1, "n_train": 4, "height": 48, "width": 48,
-                   "n_frames": 12, "status_variant": "header", "depth_encoding": "16bit"},
+                   "n_frames": 12, "status_variant": "header_masks", "depth_encoding": "16bit",
+                   "quadruplet_names": "descriptive", "mask_layout": "mask"},
         shard_size=100, n_boot=50,
         models=[{"name": "tracking", "algorithm": "tracking"}, {"name": "nextframe", "algorithm": "nextframe"}],
         external_answers={"ext": "ext.txt"},
@@ -50,6 +52,16 @@ def test_small_run_scores_models_and_external_answer(harness, tmp_path):
     t = pd.read_csv(tmp_path / "results/intphys/ext/scores.csv")
     overall = t[(t.block == "all") & (t.visibility == "all") & (t.motion == "all") & (t.n_objects == "all")]
     assert dict(zip(overall.metric, overall.value)) == {"L_R": 0.5, "L_R_strict": 0.0, "L_A": 0.5}
+    # conditions from the folder names: the 18 conditions of the block, one quadruplet each, no interval
+    t = pd.read_csv(tmp_path / "results/intphys/tracking/scores.csv")
+    cond = t[(t[["visibility", "motion", "n_objects"]] != "all").all(axis=1) & (t.block == "O1")]
+    assert len(cond.drop_duplicates(["visibility", "motion", "n_objects"])) == 18
+    assert cond["ci_low"].isna().all() and (cond["n_quadruplets"] == 1).all()
+    overall = t[(t[["block", "visibility", "motion", "n_objects"]] == "all").all(axis=1)]
+    # the header masks dict names the objects: tracking sees the events (measured L_R 0.0, L_A 0.007; a silent
+    # constant, as before issue 13, scores 0.5 / 0.5)
+    values = overall.set_index("metric")["value"]
+    assert values["L_R"] < 0.1 and values["L_A"] < 0.1
     # nothing left to do; a change of the model code (hash in params) is seen
     r = _snakemake(harness, tmp_path, "-n")
     assert "Nothing to be done" in r.stdout + r.stderr
@@ -128,3 +140,30 @@ def test_old_models_mapping_fails_before_any_job(harness, tmp_path):
     out = r.stdout + r.stderr
     assert "config key intphys.models" in out and "algorithm: BUILT_IN" in out, out[-3000:]
     assert not (tmp_path / "results").exists()
+
+
+def test_test_split_without_status_gives_validated_answers(harness, tmp_path, capsys):
+    """The released test split (PNGs only, no status.json; bootphon/intphys Tools/make_archives.py keeps the
+    metadata back): every model predicts, answer.txt is written and kept, scoring is skipped with a message,
+    the run exits 0, and `psybench validate-answer` accepts the submission (and names a broken one's line)."""
+    from psybench.cli import main
+
+    small = {"blocks": ("O1",), "n_frames": 8, "height": 16, "width": 16}
+    generate_intphys(tmp_path / "data", "train", n_train=4, **small)
+    generate_intphys(tmp_path / "data", "test", status_variant="absent", depth_encoding="16bit", **small)
+    models = [{"name": n, "algorithm": n} for n in ("constant", "random", "flow", "nextframe")]
+    _workdir(harness, tmp_path, _config(data_root="data", generate=False, eval_split="test", shard_size=100,
+                                        n_boot=10, models=models, external_answers={}))
+    r = _snakemake(harness, tmp_path)
+    assert r.returncode == 0, r.stderr[-3000:]
+    for m in models:
+        answer = tmp_path / f"results/intphys/{m['name']}/answer.txt"
+        assert len(answer.read_text().splitlines()) == 72
+        assert main(["validate-answer", str(answer), "--data-root", str(tmp_path / "data")]) == 0
+        assert "72 movies, 18 complete quadruplets" in capsys.readouterr().out
+        assert pd.read_csv(tmp_path / f"results/intphys/{m['name']}/scores.csv").empty
+        assert "scoring skipped" in (tmp_path / f"logs/intphys/score/{m['name']}.log").read_text()
+    broken = tmp_path / "broken.txt"
+    broken.write_text("".join((tmp_path / "results/intphys/random/answer.txt").read_text().splitlines(True)[1:]))
+    assert main(["validate-answer", str(broken), "--data-root", str(tmp_path / "data")]) == 2
+    assert "line 1 ('O1/0001/2" in capsys.readouterr().err

@@ -14,7 +14,7 @@ import pandas as pd
 
 from psybench.io.atomic import atomic_output
 
-__all__ = ["AnswerFormatError", "as_scores", "write_answer", "read_answer"]
+__all__ = ["AnswerFormatError", "as_scores", "write_answer", "read_answer", "validate_answer"]
 
 
 class AnswerFormatError(ValueError):
@@ -106,3 +106,40 @@ def read_answer(path: str | os.PathLike, metadata: pd.DataFrame, *, require_all:
         lacking = sorted(set(known) - set(seen))
         raise AnswerFormatError(f"{path}: {len(lacking)} movie(s) not scored, e.g. {lacking[:4]}")
     return pd.Series({m: v for m, (_, v, _) in seen.items()}, dtype=float).sort_index()
+
+
+def validate_answer(path: str | os.PathLike, root: str | os.PathLike, split: str = "test") -> dict[str, object]:
+    """Check a submission ``answer.txt`` against an IntPhys tree (no labels needed).
+
+    Every movie of ``root/<split>`` must be scored once, with a score in [0, 1],
+    every quadruplet complete, and no unknown id (:func:`read_answer`). Movie ids
+    are the short ``<block>/<index>/<run>`` of the official format, also for trees
+    with descriptive quadruplet folders.
+
+    Parameters
+    ----------
+    path : path-like
+        The answer.txt.
+    root : path-like
+        Dataset root holding ``<split>/``.
+    split : {"dev", "test"}
+
+    Returns
+    -------
+    dict
+        ``movies``, ``quadruplets``, ``min``, ``max`` of the valid submission.
+
+    Raises
+    ------
+    AnswerFormatError
+        Naming the file and line at fault.
+    psybench.intphys.ingest.IntPhysFormatError
+        When ``root/<split>`` is not an IntPhys tree.
+    """
+    from psybench.intphys.ingest import list_movies  # the tree listing; answer.py stays importable alone
+
+    movies = list_movies(root, split)
+    meta = pd.DataFrame({"movie": [m.movie_id for m in movies], "quadruplet": [m.quadruplet for m in movies]})
+    scores = read_answer(path, meta, require_all=True)
+    return {"movies": len(scores), "quadruplets": int(meta["quadruplet"].nunique()),
+            "min": float(scores.min()), "max": float(scores.max())}

@@ -15,7 +15,16 @@ counted 0.5 (equal to ``sklearn.metrics.roc_auc_score``).
 
 Both are reported per block x visibility x motion x n_objects and for every
 coarser grouping (a factor marked ``"all"``), down to overall, with percentile
-bootstrap intervals over quadruplets (seeded).
+bootstrap intervals over quadruplets (seeded). A quadruplet whose conditions are
+unknown (NA) counts only in the groupings that do not split by the unknown
+factors (per block, overall): there is no "unknown" condition.
+
+Intervals are reported only for groups of at least :data:`MIN_QUADRUPLETS_CI`
+quadruplets (NaN bounds below): a percentile bootstrap of a mean over n items
+takes at most n + 1 distinct values for 0/1 errors and is degenerate for n = 1
+(a zero-width "interval"); its coverage falls short for small n (Efron &
+Tibshirani 1993, An Introduction to the Bootstrap, ch. 13-14). The threshold 8
+is a convention fixed here before any data, not fitted to scores.
 
 The answer.txt format lives in :mod:`psybench.intphys.answer` and the scoring of
 one model's files in :mod:`psybench.intphys.scores`; their names are re-exported
@@ -46,6 +55,8 @@ __all__ = [
 
 FACTORS = ("block", "visibility", "motion", "n_objects")
 METRICS = ("L_R", "L_R_strict", "L_A")
+#: Fewest quadruplets of a group for a bootstrap interval (see the module docstring).
+MIN_QUADRUPLETS_CI = 8
 
 
 def quadruplet_table(scores, metadata: pd.DataFrame) -> pd.DataFrame:
@@ -70,7 +81,8 @@ def quadruplet_table(scores, metadata: pd.DataFrame) -> pd.DataFrame:
     if meta["possible"].isna().any():
         bad = meta.index[meta["possible"].isna()][:3]
         raise ValueError(f"metadata has no 'possible' label for movies {list(bad)} (test split?): cannot score")
-    df = meta.assign(p=s.reindex(meta.index).to_numpy(), possible=meta["possible"].astype(bool))
+    df = meta.assign(p=s.reindex(meta.index).to_numpy(), possible=meta["possible"].astype(bool),
+                     n_objects=pd.to_numeric(meta["n_objects"]).astype("Int64"))
     rows = []
     for q, g in df.groupby("quadruplet", sort=True):
         conds = g[list(FACTORS)].drop_duplicates()
@@ -115,7 +127,8 @@ def absolute_error(p: np.ndarray, possible: np.ndarray) -> float:
     return float(1.0 - _weighted_auc(p, possible, np.ones((1, p.size)))[0])
 
 
-def _group_scores(qt: pd.DataFrame, movies: pd.DataFrame, *, n_boot: int, ci: float, rng) -> list[dict]:
+def _group_scores(qt: pd.DataFrame, movies: pd.DataFrame, *, n_boot: int, ci: float, rng,
+                  min_ci: int = MIN_QUADRUPLETS_CI) -> list[dict]:
     n = len(qt)
     er = relative_error(qt["pos_sum"], qt["imp_sum"])
     es = relative_error(qt["pos_sum"], qt["imp_sum"], strict=True)
@@ -125,7 +138,7 @@ def _group_scores(qt: pd.DataFrame, movies: pd.DataFrame, *, n_boot: int, ci: fl
     point = {"L_R": er.mean(), "L_R_strict": es.mean(), "L_A": absolute_error(p, pos)}
     lo_q, hi_q = (1 - ci) / 2, 1 - (1 - ci) / 2
     out = {}
-    if n_boot > 0:
+    if n_boot > 0 and n >= min_ci:
         draws = rng.integers(0, n, size=(n_boot, n))
         counts = np.zeros((n_boot, n))
         np.add.at(counts, (np.arange(n_boot)[:, None], draws), 1.0)
@@ -150,6 +163,7 @@ def score_table(
     n_boot: int = 1000,
     ci: float = 0.95,
     seed: int = 0,
+    min_ci: int = MIN_QUADRUPLETS_CI,
 ) -> pd.DataFrame:
     """L_R, L_R_strict and L_A per condition and every coarser grouping.
 
@@ -166,6 +180,8 @@ def score_table(
         Central interval mass (percentile bootstrap).
     seed : int
         Seed of the bootstrap; each group draws from its own stream derived from it.
+    min_ci : int
+        Fewest quadruplets of a group for an interval (NaN bounds below).
 
     Returns
     -------
@@ -181,7 +197,8 @@ def score_table(
     gid = 0
     for r in range(len(FACTORS), -1, -1):
         for keep in itertools.combinations(FACTORS, r):
-            groups = qt.groupby(list(keep), sort=True) if keep else [((), qt)]
+            # dropna: a quadruplet with unknown conditions stays out of the groupings that split by them
+            groups = qt.groupby(list(keep), sort=True, dropna=True) if keep else [((), qt)]
             for key, g in groups:
                 key = key if isinstance(key, tuple) else (key,)
                 label = {f: "all" for f in FACTORS}
@@ -189,7 +206,8 @@ def score_table(
                 mv = movies[movies["quadruplet"].isin(g["quadruplet"])]
                 rng = np.random.default_rng([seed, gid])
                 gid += 1
-                for row in _group_scores(g.reset_index(drop=True), mv, n_boot=n_boot, ci=ci, rng=rng):
+                for row in _group_scores(g.reset_index(drop=True), mv, n_boot=n_boot, ci=ci, rng=rng,
+                                         min_ci=min_ci):
                     rows.append({"model": model, **label, **row})
     cols = ["model", *FACTORS, "metric", "value", "ci_low", "ci_high", "n_quadruplets"]
     return pd.DataFrame(rows, columns=cols)

@@ -106,10 +106,12 @@ def sample_rows(
         the quadruplet's relative error (1, 0.5 for a tie, or 0). Their mean is the
         model's overall L_R; :func:`psybench.aggregate.ranks.ranks_with_ties`
         bootstraps them (paired over quadruplets) so that models whose L_R cannot
-        be told apart share a rank.
+        be told apart share a rank. An unlabelled split (test set) has none.
     """
     meta = read_table(metadata)
     frames = []
+    if meta["possible"].isna().all():  # unlabelled (released test set): nothing to score
+        answers = {}
     for model, path in sorted(answers.items()):
         qt = quadruplet_table(read_answer(path, meta), meta)
         frames.append(pd.DataFrame({

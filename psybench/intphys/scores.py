@@ -8,12 +8,13 @@ meet a model's scores, and nowhere earlier (the models see an
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Sequence
 
 import pandas as pd
 
 from psybench.intphys.answer import read_answer, write_answer
-from psybench.intphys.metrics import score_table
+from psybench.intphys.metrics import FACTORS, MIN_QUADRUPLETS_CI, score_table
 from psybench.io.tables import read_table, write_table
 
 __all__ = ["score_model"]
@@ -29,11 +30,20 @@ def score_model(
     answer: str | os.PathLike | None = None,
     n_boot: int = 1000,
     seed: int = 0,
+    min_ci: int = MIN_QUADRUPLETS_CI,
 ) -> pd.DataFrame:
     """Score one model: from per-shard prediction tables (``movie, p``) or an external answer.txt.
 
     Writes the results table (:func:`score_table`, CSV + Parquet) and the model's
-    answer.txt (for an external answer, its validated, normalised copy).
+    answer.txt (for an external answer, its validated, normalised copy). A split
+    without labels (the released test set: no status.json) is not scored: the
+    answer.txt (the submission) is written and kept, the results table has its
+    columns and no rows, and a message on stderr says why.
+
+    Raises
+    ------
+    ValueError
+        When some movies of the split are labelled and others are not.
     """
     meta = read_table(metadata_path)
     if answer is not None:
@@ -44,6 +54,17 @@ def score_model(
         df = pd.concat([read_table(p) for p in predictions], ignore_index=True)
         scores = pd.Series(df["p"].to_numpy(float), index=df["movie"].astype(str))
     write_answer(scores, out_answer)
-    table = score_table(scores, meta, model=model, n_boot=n_boot, seed=seed)
+    labelled = meta["possible"].notna()
+    if not labelled.any():
+        print(f"model {model!r}: scoring skipped, {metadata_path} has no labels ('possible': the split has no "
+              f"status.json, as in the released test set); {out_answer} is the submission", file=sys.stderr)
+        table = pd.DataFrame(columns=["model", *FACTORS, "metric", "value", "ci_low", "ci_high", "n_quadruplets"])
+        write_table(table, out_scores)
+        return table
+    if not labelled.all():
+        bad = meta.loc[~labelled, "movie"].astype(str).tolist()
+        raise ValueError(f"{metadata_path}: movies {bad[:6]} have no label while others have: cannot score a "
+                         "partly labelled split")
+    table = score_table(scores, meta, model=model, n_boot=n_boot, seed=seed, min_ci=min_ci)
     write_table(table, out_scores)
     return table

@@ -255,6 +255,8 @@ class StreamSpec:
     dims: Sequence[str]
     chunks: tuple[int, ...] | None = None
     attrs: dict[str, Any] = field(default_factory=dict)
+    #: Zarr v3 sharding codec: one file per shard of chunks along the first axis (None: one file per chunk).
+    shards: tuple[int, ...] | None = None
 
 
 def write_store_stream(
@@ -282,8 +284,9 @@ def write_store_stream(
 
     Notes
     -----
-    Blocks are buffered up to one storage chunk per array, so memory is bounded by
-    the block size plus one chunk, whatever the length of the stream. Digests are
+    Blocks are buffered up to one storage unit (a shard, else a chunk) per array, so
+    memory is bounded by the block size plus one unit, whatever the length of the
+    stream. Digests are
     taken per storage chunk in order, exactly as :func:`write_store` does, so
     :func:`verify_store` checks both kinds of store alike.
     """
@@ -297,17 +300,21 @@ def write_store_stream(
             shape = tuple(int(s) for s in spec.shape)
             dtype = np.dtype(spec.dtype)
             chunks = tuple(spec.chunks) if spec.chunks else time_chunks(shape, dtype.itemsize)
-            if tuple(chunks[1:]) != shape[1:]:
-                raise ValueError(f"array {name!r}: streamed arrays must be chunked along the first axis only")
+            shards = tuple(int(s) for s in spec.shards) if spec.shards else None
+            if tuple(chunks[1:]) != shape[1:] or (shards and (shards[1:] != shape[1:] or shards[0] % chunks[0])):
+                raise ValueError(f"array {name!r}: streamed arrays must be chunked (and sharded, in whole chunks) "
+                                 "along the first axis only")
             arr = zarr.create_array(
-                group.store, name=name, shape=shape, dtype=dtype, chunks=chunks,
+                group.store, name=name, shape=shape, dtype=dtype, chunks=chunks, shards=shards,
                 dimension_names=tuple(spec.dims), attributes=_jsonable(spec.attrs),
                 fill_value=0, config={"write_empty_chunks": True},
             )
-            state[name] = {"arr": arr, "buf": [], "buffered": 0, "written": 0, "digests": [], "n": chunks[0]}
+            # digests and writes per storage unit (a shard, or a chunk), as write_store and verify_store do
+            unit = shards or chunks
+            state[name] = {"arr": arr, "buf": [], "buffered": 0, "written": 0, "digests": [], "n": unit[0]}
             manifest["arrays"][name] = {
-                "shape": list(shape), "dtype": str(dtype), "chunks": list(chunks), "shards": None,
-                "dims": list(spec.dims),
+                "shape": list(shape), "dtype": str(dtype), "chunks": list(chunks),
+                "shards": list(shards) if shards else None, "dims": list(spec.dims),
             }
 
         def flush(st, final=False):

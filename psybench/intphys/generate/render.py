@@ -95,39 +95,66 @@ def _gray_values(scene: _Scene) -> tuple[list[str], dict[str, int]]:
 
 
 def _status(scene, *, block_label, possible, visibility, n_objects, motion, names, gray, frames, max_depth,
-            variant, depth_encoding) -> dict[str, Any]:
+            variant, depth_encoding, frame_grays=None) -> dict[str, Any] | None:
+    """status.json of one run in ``variant`` (None for ``"absent"``).
+
+    ``frame_grays``: per frame ``{name: gray}`` when the gray values are reshuffled
+    per frame (``"header"`` variant); default the static ``gray``.
+    """
     W = scene.width
     common = {
         "floor": {"minx": -2000.0, "maxx": 2000.0, "miny": -1000.0, "maxy": 3000.0},
         "camera": "0 0 1000 0 0 0",
         "lights": {"light_1": "0 0 3000 0 0 0"},
-        "masks_grayscale": [[gray[nm], nm] for nm in names],
-        "visibility": visibility,
-        "motion": motion,
-        "n_objects": int(n_objects),
-        "depth_encoding": depth_encoding,
-        "image_size": [scene.height, W],
     }
+    conditions = {"visibility": visibility, "motion": motion, "n_objects": int(n_objects)}
+    extra = {"depth_encoding": depth_encoding, "image_size": [scene.height, W]}
     if max_depth is not None:
-        common["max_depth"] = float(max_depth)
-    if variant == "v1":
-        return {"block": block_label, "possible": bool(possible), **common, "frames": frames}
-    header = {"block": block_label, "is_possible": bool(possible), **common, "nframes": len(frames)}
-    return {"header": header, "frames": frames}
+        extra["max_depth"] = float(max_depth)
+    if variant == "v1":  # V1.0 example: flat, masks_grayscale pairs
+        return {"block": block_label, "possible": bool(possible), **common, **extra,
+                "masks_grayscale": [[gray[nm], nm] for nm in names], **conditions, "frames": frames}
+    if variant == "header":  # 2019 saver: per-frame {name: gray} in frames[t]["masks"]
+        grays = frame_grays or [gray] * len(frames)
+        header = {"block": block_label, "is_possible": bool(possible), **common, **extra, **conditions,
+                  "nframes": len(frames)}
+        return {"header": header, "frames": [{**f, "masks": {nm: int(g[nm]) for nm in names}}
+                                             for f, g in zip(frames, grays)]}
+    if variant == "header_masks":  # static {name: gray} in the header (the 2018 baselines' reader)
+        header = {"block_name": block_label, "is_possible": bool(possible), **common, **extra,
+                  "masks": {nm: gray[nm] for nm in names}}
+        return {"header": header, "frames": frames}
+    if variant == "header_only":  # the dev archive
+        return {"header": {"is_possible": bool(possible)}}
+    return None
 
 
-def _write_movie(movie_dir: Path, rgb, depth_mm, masks, status: dict, *, depth_encoding: str) -> None:
-    for sub in ("scene", "depth", "masks"):
+def _write_movie(movie_dir: Path, rgb, depth_mm, masks, status: dict | None, *, depth_encoding: str,
+                 max_depth: float | None = None, mask_dir: str = "masks") -> None:
+    for sub in ("scene", "depth", mask_dir):
         (movie_dir / sub).mkdir(parents=True, exist_ok=True)
     if depth_encoding == "8bit":
-        dimg = np.round(255.0 * depth_mm / status["max_depth"] if "max_depth" in status
-                        else 255.0 * depth_mm / status["header"]["max_depth"]).astype(np.uint8)
+        dimg = np.round(255.0 * depth_mm / max_depth).astype(np.uint8)
     else:
         dimg = (65535 - np.round(depth_mm)).astype(np.uint16)
     for t in range(rgb.shape[0]):
         k = f"{t + 1:03d}"
         cv2.imwrite(str(movie_dir / "scene" / f"scene_{k}.png"), cv2.cvtColor(rgb[t], cv2.COLOR_RGB2BGR))
         cv2.imwrite(str(movie_dir / "depth" / f"depth_{k}.png"), dimg[t])
-        cv2.imwrite(str(movie_dir / "masks" / f"masks_{k}.png"), masks[t])
-    with open(movie_dir / "status.json", "w") as fh:
-        json.dump(status, fh, indent=1)
+        cv2.imwrite(str(movie_dir / mask_dir / f"{mask_dir}_{k}.png"), masks[t])
+    if status is not None:
+        with open(movie_dir / "status.json", "w") as fh:
+            json.dump(status, fh, indent=1)
+
+
+def _reshuffle_grays(masks: np.ndarray, names: list[str], gray: dict[str, int], rng) -> list[dict[str, int]]:
+    """Permute the gray values of ``names`` in every frame, in place in ``masks``; per-frame {name: gray}."""
+    values = np.array([gray[nm] for nm in names])
+    out = []
+    for t in range(masks.shape[0]):
+        perm = values[rng.permutation(len(values))]
+        lut = np.arange(256, dtype=np.uint8)
+        lut[values] = perm
+        masks[t] = lut[masks[t]]
+        out.append({nm: int(v) for nm, v in zip(names, perm)})
+    return out

@@ -11,11 +11,22 @@ job), so the 15k training movies make a few hundred jobs, not 15k. A store holds
     ``value / 255 * max_depth`` with ``max_depth`` from status.json (quantisation
     step ``max_depth / 255``). The encoding is detected per movie from the PNG
     dtype and recorded in the metadata column ``depth_encoding``.
-``masks`` : uint8, dims ``(movie, t, y, x)``, gray values as in the PNGs; their
-    names are in the metadata column ``masks_grayscale`` (JSON).
+``masks`` : uint8, dims ``(movie, t, y, x)``, gray values as in the PNGs (or, where
+    the file's gray values change per frame, one stable id per name); their names
+    are in the metadata column ``masks_grayscale`` (JSON; empty when the release
+    names none).
+
+The layout of each movie is detected and recorded in the metadata, never
+guessed: ``status_variant`` (:data:`STATUS_VARIANTS`), ``frame_layout``,
+``depth_encoding``, ``mask_ids``, ``folder`` and ``condition_source``
+(status, folder, table or none).
 
 Storage chunks hold whole movies (one real IntPhys movie, or as many small
-ones as fill ~2 MB). Movies are decoded by a pool of ``threads`` threads (OpenCV
+ones as fill ~2 MB), and Zarr v3's sharding codec packs the chunks of ~256 MB
+of movies into one file (4 real movies), so a store of ``shard_size`` movies
+holds at most ``3 * ceil(shard_size / 4) + 4`` files at the real frame size
+(3 x 13 + 4 = 43 for 50 movies, 860 per 1,000 movies; one file per movie and
+array before: 3 x 50 + 4 = 154, 3,080 per 1,000). Movies are decoded by a pool of ``threads`` threads (OpenCV
 releases the GIL) with at most a chunk plus ``threads`` movies in flight and streamed into the store by
 :func:`psybench.io.store.write_store_stream`, so memory is bounded by a few
 movies whatever the number of movies. (``write_store`` with several Dask arrays
@@ -32,21 +43,38 @@ Modules
 layout
     Movies of a split (directory listing) and their shards.
 status
-    status.json (both variants) -> one metadata row per movie.
+    status.json (every published variant) -> one metadata row per movie.
+conditions
+    A user's condition table for movies without conditions.
 decode
     PNG frames -> scene (RGB), depth (mm), masks.
 shard
     One shard -> Zarr store + metadata table; merging shard tables.
 """
 
-from psybench.intphys.ingest.decode import decode_movie
-from psybench.intphys.ingest.layout import IntPhysFormatError, Movie, list_movies, n_shards, shard_movies
-from psybench.intphys.ingest.shard import ingest_shard, merge_metadata
-from psybench.intphys.ingest.status import movie_metadata, read_status
+from psybench.intphys.ingest.conditions import read_condition_table
+from psybench.intphys.ingest.decode import FrameLayout, decode_movie, frame_layout
+from psybench.intphys.ingest.layout import (
+    IntPhysFormatError,
+    Movie,
+    folder_conditions,
+    list_movies,
+    n_shards,
+    shard_movies,
+)
+from psybench.intphys.ingest.shard import IntPhysConditionWarning, ingest_shard, merge_metadata
+from psybench.intphys.ingest.status import STATUS_VARIANTS, mask_names, movie_metadata, read_status
 
 __all__ = [
     "IntPhysFormatError",
+    "IntPhysConditionWarning",
     "Movie",
+    "FrameLayout",
+    "frame_layout",
+    "folder_conditions",
+    "read_condition_table",
+    "mask_names",
+    "STATUS_VARIANTS",
     "list_movies",
     "shard_movies",
     "read_status",

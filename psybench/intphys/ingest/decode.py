@@ -4,13 +4,22 @@
 converted to millimetres from either encoding: 16-bit ``65535 - value`` (later
 releases) or 8-bit ``value / 255 * max_depth`` (V1.0; Riochet et al. 2018,
 IntPhys V1.0, "Metadata").
+
+Frame file layouts (:func:`frame_layout`, detected per movie and recorded in the
+metadata column ``frame_layout``): ``masks/masks_NNN.png`` (the 2019 generator,
+bootphon/intphys) or ``mask/mask_NNN.png`` (the uetorch saver of the V1.0 era,
+``saver.lua``, and the 2018 baselines' loader); the frame number is zero-padded
+to the width found in ``scene/`` (the uetorch saver pads to the digits of the
+frame count: 3 for 100 frames).
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
@@ -18,11 +27,55 @@ import numpy as np
 
 from psybench.intphys.ingest.layout import IntPhysFormatError
 
-__all__ = ["decode_movie"]
+__all__ = ["decode_movie", "FrameLayout", "frame_layout"]
+
+_SCENE_RE = re.compile(r"^scene_(\d+)\.png$")
 
 
-def _frame_path(movie_dir: Path, kind: str, t: int) -> Path:
-    return movie_dir / kind / f"{kind}_{t + 1:03d}.png"
+@dataclass(frozen=True)
+class FrameLayout:
+    """Where the frames of one movie are: the masks folder (``masks`` or ``mask``) and the number width."""
+
+    mask_dir: str = "masks"
+    digits: int = 3
+
+    def path(self, movie_dir: Path, kind: str, t: int) -> Path:
+        """Path of frame ``t`` (0-based) of ``kind`` in {"scene", "depth", "masks"}."""
+        d = self.mask_dir if kind == "masks" else kind
+        return movie_dir / d / f"{d}_{t + 1:0{self.digits}d}.png"
+
+    @property
+    def name(self) -> str:
+        """``"masks/masks_NNN.png"`` or ``"mask/mask_NNN.png"`` (the metadata column ``frame_layout``)."""
+        return f"{self.mask_dir}/{self.mask_dir}_{'N' * self.digits}.png"
+
+
+def frame_layout(movie_dir: str | os.PathLike) -> tuple[FrameLayout, int]:
+    """Detect the frame layout of one movie and count its frames (directory listing only).
+
+    Raises
+    ------
+    IntPhysFormatError
+        Naming the movie directory when ``scene/scene_N.png`` frames, or a
+        ``masks/`` or ``mask/`` folder, are missing.
+    """
+    d = Path(movie_dir)
+    scene = d / "scene"
+    if not scene.is_dir():
+        raise IntPhysFormatError(f"missing scene directory {scene}")
+    with os.scandir(scene) as it:
+        numbers = [m.group(1) for e in it if (m := _SCENE_RE.match(e.name))]
+    if not numbers:
+        raise IntPhysFormatError(f"scene directory {scene} holds no scene_NNN.png frames")
+    widths = {len(n) for n in numbers}
+    if len(widths) != 1:
+        raise IntPhysFormatError(f"scene directory {scene} mixes frame numbers of widths {sorted(widths)}")
+    for mask_dir in ("masks", "mask"):
+        if (d / mask_dir).is_dir():
+            return FrameLayout(mask_dir, widths.pop()), len(numbers)
+    raise IntPhysFormatError(
+        f"{d} has no masks folder: expected masks/masks_NNN.png (2019 releases) or mask/mask_NNN.png (V1.0)"
+    )
 
 
 def _imread(path: Path, flags: int) -> np.ndarray:
@@ -34,19 +87,9 @@ def _imread(path: Path, flags: int) -> np.ndarray:
     return img
 
 
-def _count_frames(movie_dir: Path) -> int:
-    scene = movie_dir / "scene"
-    if not scene.is_dir():
-        raise IntPhysFormatError(f"missing scene directory {scene}")
-    with os.scandir(scene) as it:
-        n = sum(1 for e in it if e.name.startswith("scene_") and e.name.endswith(".png"))
-    if n == 0:
-        raise IntPhysFormatError(f"scene directory {scene} holds no scene_NNN.png frames")
-    return n
-
-
 def decode_movie(
-    movie_dir: str | os.PathLike, n_frames: int, height: int, width: int, *, max_depth: float = float("nan")
+    movie_dir: str | os.PathLike, n_frames: int, height: int, width: int, *, max_depth: float = float("nan"),
+    layout: FrameLayout | None = None, mask_luts: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
     """Decode every frame of one movie.
 
@@ -57,6 +100,11 @@ def decode_movie(
         Expected shape; a frame of another size raises.
     max_depth : float
         ``max_depth`` (mm) from status.json, needed for 8-bit depth.
+    layout : FrameLayout, optional
+        Frame file layout (default: detected, :func:`frame_layout`).
+    mask_luts : ndarray, shape (T, 256), uint8, optional
+        Per-frame lookup tables to stable mask ids
+        (:func:`psybench.intphys.ingest.status.mask_names`).
 
     Returns
     -------
@@ -66,17 +114,22 @@ def decode_movie(
     depth_encoding : {"uint16_inverse_mm", "uint8_max_depth"}
     """
     d = Path(movie_dir)
+    layout = layout or frame_layout(d)[0]
+    if mask_luts is not None and len(mask_luts) != n_frames:
+        raise IntPhysFormatError(
+            f"{d / 'status.json'} names masks for {len(mask_luts)} frames, the movie has {n_frames}"
+        )
     scene = np.empty((n_frames, height, width, 3), np.uint8)
     depth = np.empty((n_frames, height, width), np.float32)
     masks = np.empty((n_frames, height, width), np.uint8)
     encoding = None
     for t in range(n_frames):
-        p = _frame_path(d, "scene", t)
+        p = layout.path(d, "scene", t)
         img = _imread(p, cv2.IMREAD_COLOR)
         if img.shape != (height, width, 3):
             raise IntPhysFormatError(f"frame {p} has shape {img.shape}, expected {(height, width, 3)}")
         cv2.cvtColor(img, cv2.COLOR_BGR2RGB, dst=scene[t])
-        p = _frame_path(d, "depth", t)
+        p = layout.path(d, "depth", t)
         dimg = _imread(p, cv2.IMREAD_UNCHANGED)
         if dimg.ndim == 3:
             dimg = dimg[..., 0]
@@ -97,24 +150,27 @@ def decode_movie(
         if encoding is not None and enc != encoding:
             raise IntPhysFormatError(f"depth frame {p} is {enc} while earlier frames are {encoding}")
         encoding = enc
-        p = _frame_path(d, "masks", t)
+        p = layout.path(d, "masks", t)
         m = _imread(p, cv2.IMREAD_UNCHANGED)
         if m.ndim == 3:
             m = m[..., 0]
         if m.shape != (height, width) or m.dtype != np.uint8:
             raise IntPhysFormatError(f"mask frame {p} is {m.dtype} {m.shape}, expected uint8 {(height, width)}")
-        masks[t] = m
+        masks[t] = m if mask_luts is None else mask_luts[t][m]
     return scene, depth, masks, encoding
 
 
-def _depth_encoding_of(movie_dir: Path) -> str:
-    p = _frame_path(movie_dir, "depth", 0)
+def _depth_encoding_of(movie_dir: Path, layout: FrameLayout) -> str:
+    p = layout.path(movie_dir, "depth", 0)
     img = _imread(p, cv2.IMREAD_UNCHANGED)
     return "uint16_inverse_mm" if img.dtype == np.uint16 else "uint8_max_depth"
 
 
-def _decoded_blocks(movies, rows, T, H, W, *, threads: int, prefetch: int = 1):
+def _decoded_blocks(movies, jobs, T, H, W, *, threads: int, prefetch: int = 1):
     """Yield ``{"scene", "depth", "masks"}`` blocks of one movie each, in order.
+
+    ``jobs``: per movie, the keywords of :func:`decode_movie` (``max_depth``,
+    ``layout``, ``mask_luts``).
 
     Movies are decoded by a pool of ``threads`` threads with at most
     ``prefetch + threads`` movies in flight, so memory does not grow with the shard.
@@ -124,17 +180,17 @@ def _decoded_blocks(movies, rows, T, H, W, *, threads: int, prefetch: int = 1):
     ahead = max(2 * threads, int(prefetch) + threads)
     with ThreadPoolExecutor(threads) as pool:
         pending: deque = deque()
-        it = iter(zip(movies, rows))
+        it = iter(zip(movies, jobs))
         try:
             for _ in range(ahead):
-                m, row = next(it)
-                pending.append(pool.submit(decode_movie, m.path, T, H, W, max_depth=row["max_depth"]))
+                m, job = next(it)
+                pending.append(pool.submit(decode_movie, m.path, T, H, W, **job))
         except StopIteration:
             pass
         while pending:
             s, d, k, _enc = pending.popleft().result()
             nxt = next(it, None)
             if nxt is not None:
-                pending.append(pool.submit(decode_movie, nxt[0].path, T, H, W, max_depth=nxt[1]["max_depth"]))
+                pending.append(pool.submit(decode_movie, nxt[0].path, T, H, W, **nxt[1]))
             yield {"scene": s[None], "depth": d[None], "masks": k[None]}
         # an exception above leaves the pool's remaining futures to finish and be dropped

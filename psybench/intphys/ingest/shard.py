@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -10,15 +11,22 @@ import cv2
 import numpy as np
 import pandas as pd
 
-from psybench.intphys.ingest.decode import _count_frames, _decoded_blocks, _depth_encoding_of, _frame_path, _imread
+from psybench.intphys.ingest.conditions import apply_condition_table, read_condition_table
+from psybench.intphys.ingest.decode import _decoded_blocks, _depth_encoding_of, _imread, frame_layout
 from psybench.intphys.ingest.layout import IntPhysFormatError, list_movies, shard_movies
-from psybench.intphys.ingest.status import movie_metadata, read_status
+from psybench.intphys.ingest.status import mask_names, movie_metadata, read_status
 from psybench.io.store import StreamSpec, write_store_stream
 from psybench.io.tables import read_table, write_table
 
-__all__ = ["ingest_shard", "merge_metadata"]
+__all__ = ["IntPhysConditionWarning", "ingest_shard", "merge_metadata"]
 
 _CHUNK_BYTES = 2**21  # ~2 MB of scene per storage chunk (zarr guidance: >= 1 MB)
+# Zarr v3 sharding codec: one file holds the chunks of as many whole movies as fill ~256 MB over the
+# three arrays (8 bytes per pixel: RGB 3 + float32 depth 4 + mask 1): 4 real 288 x 288 x 100 movies
+# (66 MB each) per file, so a 50-movie store holds 3 x 13 data files instead of 3 x 50. The writer
+# buffers one shard per array: the ingest job's memory is ~ one shard (and its copies while it is
+# hashed and encoded) plus the movies in flight, ~1.1 GB at the real size (512 MB shards: ~1.8 GB).
+_SHARD_BYTES = 2**28
 
 
 def ingest_shard(
@@ -60,26 +68,30 @@ def ingest_shard(
     if not 0 <= shard < len(shards):
         raise ValueError(f"shard {shard} does not exist: {root}/{split} has {len(shards)} shards of {shard_size}")
     movies = shards[shard]
-    rows, n_listed = [], []
-    for m in movies:  # keep only the metadata row of each status (the per-frame part can be large)
-        st = read_status(m.path)
-        rows.append(movie_metadata(m, st))
-        n_listed.append(len(st["frames"]) if st.get("frames") else 0)
-    first = movies[0].path
-    T = n_listed[0] or _count_frames(first)
-    probe = _imread(_frame_path(first, "scene", 0), cv2.IMREAD_COLOR)
+    rows, jobs = [], []
+    T = None
+    for m in movies:  # keep only the metadata row and mask tables of each status (the frames part can be large)
+        st = read_status(m.path, required=split != "test")  # the released test split has no status.json
+        layout, n_png = frame_layout(m.path)
+        n_st = len(st["frames"]) if st.get("frames") else 0
+        if n_st and n_st != n_png:
+            raise IntPhysFormatError(f"{m.path / 'status.json'} lists {n_st} frames, {m.path / 'scene'} holds {n_png}")
+        T = n_png if T is None else T
+        if n_png != T:
+            raise IntPhysFormatError(f"{m.path / 'scene'} holds {n_png} frames, other movies of the shard have {T}")
+        row = movie_metadata(m, st)
+        row["frame_layout"] = layout.name
+        row["depth_encoding"] = _depth_encoding_of(m.path, layout)
+        rows.append(row)
+        jobs.append({"max_depth": row["max_depth"], "layout": layout, "mask_luts": mask_names(st)[2]})
+    probe = _imread(jobs[0]["layout"].path(movies[0].path, "scene", 0), cv2.IMREAD_COLOR)
     H, W = probe.shape[:2]
-    for m, row, n_st in zip(movies, rows, n_listed):
-        if n_st and n_st != T:
-            raise IntPhysFormatError(
-                f"{m.path / 'status.json'} lists {n_st} frames, other movies of the shard have {T}"
-            )
+    for row in rows:
         row.update(n_frames=T, height=H, width=W)
-    for m, row in zip(movies, rows):
-        row["depth_encoding"] = _depth_encoding_of(m.path)
     table = pd.DataFrame(rows)
     table["shard"] = int(shard)
     table["possible"] = table["possible"].astype("boolean")
+    table["n_objects"] = table["n_objects"].astype("Int64")  # movies without conditions: warned at the merge
     store_attrs = {
         "intphys": {"split": split, "shard": int(shard), "shard_size": int(shard_size)},
         "movies": [m.movie_id for m in movies],
@@ -89,28 +101,64 @@ def ingest_shard(
     # storage chunk: k whole movies, k so that a scene chunk holds ~2 MB (>= 1 MB zarr guidance) -
     # one movie for real IntPhys frames (25 MB), several for small generated ones
     k = int(max(1, min(n, _CHUNK_BYTES // (T * H * W * 3))))
+    per_shard = max(1, _SHARD_BYTES // (T * H * W * 8) // k) * k  # whole chunks
+    s = min(per_shard, -(-n // k) * k)
     specs = {
         "scene": StreamSpec((n, T, H, W, 3), np.uint8, ("movie", "t", "y", "x", "c"), chunks=(k, T, H, W, 3),
-                            attrs={"color": "RGB"}),
+                            shards=(s, T, H, W, 3), attrs={"color": "RGB"}),
         "depth": StreamSpec((n, T, H, W), np.float32, ("movie", "t", "y", "x"), chunks=(k, T, H, W),
-                            attrs={"units": "mm"}),
+                            shards=(s, T, H, W), attrs={"units": "mm"}),
         "masks": StreamSpec((n, T, H, W), np.uint8, ("movie", "t", "y", "x"), chunks=(k, T, H, W),
+                            shards=(s, T, H, W),
                             attrs={"units": "gray value; names in metadata column masks_grayscale"}),
     }
     write_store_stream(
-        out_store, specs, _decoded_blocks(movies, rows, T, H, W, threads=threads, prefetch=k), store_attrs
+        out_store, specs, _decoded_blocks(movies, jobs, T, H, W, threads=threads, prefetch=k), store_attrs
     )
     write_table(table, out_table)
     return table
 
 
-def merge_metadata(tables: Sequence[str | os.PathLike], out_table: str | os.PathLike) -> pd.DataFrame:
-    """Concatenate per-shard metadata tables (in the given shard order) into one table."""
+class IntPhysConditionWarning(UserWarning):
+    """Some dev/test movies have no conditions (visibility, motion, n_objects); the message names them."""
+
+
+def _warn_unconditioned(table: pd.DataFrame, where: str) -> None:
+    """Warn, naming them, about dev/test movies whose conditions no source gave."""
+    bad = table.loc[(table["split"] != "train") & table["visibility"].isna(), "movie"].astype(str).tolist()
+    if bad:
+        warnings.warn(
+            f"{where}: no conditions (visibility, motion, n_objects) for {len(bad)} movie(s) in status.json, "
+            f"folder name or intphys.conditions table: {', '.join(bad[:12])}{' ...' if len(bad) > 12 else ''}; "
+            "they count in the per-block and overall scores only",
+            IntPhysConditionWarning, stacklevel=3,
+        )
+
+
+def merge_metadata(tables: Sequence[str | os.PathLike], out_table: str | os.PathLike, *,
+                   conditions: str | os.PathLike | None = None) -> pd.DataFrame:
+    """Concatenate per-shard metadata tables (in the given shard order) into one table.
+
+    Parameters
+    ----------
+    tables : sequence of path-like
+        Per-shard tables of :func:`ingest_shard`.
+    out_table : path-like
+    conditions : path-like, optional
+        A user's condition table
+        (:func:`~psybench.intphys.ingest.conditions.read_condition_table`) for the
+        movies status.json and folder names leave without conditions. Movies left
+        without any raise an :class:`IntPhysConditionWarning` naming them.
+    """
     if not tables:
         raise ValueError("merge_metadata: no shard tables given")
     df = pd.concat([read_table(t) for t in tables], ignore_index=True)
     dup = df["movie"][df["movie"].duplicated()]
     if len(dup):
         raise ValueError(f"movie {dup.iloc[0]!r} appears in two shard tables of {out_table}")
+    if conditions is not None:
+        df = apply_condition_table(df, read_condition_table(conditions))
+    df["n_objects"] = pd.to_numeric(df["n_objects"]).astype("Int64")
+    _warn_unconditioned(df, str(out_table))
     write_table(df, out_table)
     return df

@@ -127,14 +127,30 @@ def tracking_permanence(
     * its fill ratio (area / bounding-box area; disk pi/4, square 1) varies by more
       than ``shape_tol`` over clean views (shape constancy).
 
-    P = exp(-surprise). Object ids are assumed stable within a movie (true of the
-    V1.0 masks and of the generator; later releases may reshuffle them per frame).
+    P = exp(-surprise). Object ids are stable within a movie: where a release
+    reshuffles the gray values per frame, ingest maps every name to one id
+    (:func:`psybench.intphys.ingest.mask_names`).
+
+    Raises
+    ------
+    ValueError
+        Naming the movie whose masks carry no names (the dev archive's
+        header-only status.json, the test split without status.json) or no
+        ``object_*`` name: the model cannot tell objects apart there, and a
+        constant would be a silent non-answer.
     """
     params = dict(min_area=min_area, margin=margin, shape_tol=shape_tol, jump=jump, depth_jump_mm=depth_jump_mm)
     movies = list(observation.movies)
     names = observation.masks_grayscale
-    if names is None or any(n is None for n in names):
-        raise ValueError("tracking_permanence: the observation lacks masks_grayscale for some movies of the store")
+    if names is None or observation.masks is None:
+        raise ValueError("tracking_permanence: the observation has no masks or mask names (masks_grayscale)")
+    for movie, pairs in zip(movies, names):
+        if pairs is None:
+            raise ValueError(f"tracking_permanence: movie {movie} has masks without names (its status.json names "
+                             "none: header-only or absent); the model needs object_* names")
+        if not _object_values(pairs)[0]:
+            raise ValueError(f"tracking_permanence: movie {movie} names no object_* mask among "
+                             f"{[n for _, n in pairs]}")
     masks, depth = observation.masks, observation.depth
 
     def one(i, m, d):
