@@ -19,6 +19,7 @@ completed_workflow : pathlib.Path (session)
 from __future__ import annotations
 
 import copy
+import fcntl
 import os
 import re
 import shutil
@@ -215,7 +216,36 @@ def harness() -> WorkflowHarness:
 
 @pytest.fixture(scope="session")
 def completed_workflow(harness, tmp_path_factory) -> Path:
-    """A workflow copy on :data:`TINY_CONFIG` whose Table 1 is complete (built once per session)."""
-    work = harness.copy(tmp_path_factory.mktemp("base") / "wf", TINY_CONFIG)
-    harness.run(work, "--cores", "2", TABLE)
+    """A workflow copy on :data:`TINY_CONFIG` whose Table 1 is complete (built once per session).
+
+    Under pytest-xdist the workers share one copy: the first to need it builds it
+    under a file lock in the run's common temporary folder, the others wait and
+    reuse it (tests only ever clone it).
+    """
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        work = harness.copy(tmp_path_factory.mktemp("base") / "wf", TINY_CONFIG)
+        harness.run(work, "--cores", "2", TABLE)
+        return work
+    shared = tmp_path_factory.getbasetemp().parent / "completed_workflow"
+    shared.mkdir(exist_ok=True)
+    work, done = shared / "wf", shared / "done"
+    with open(shared / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not done.exists():
+            shutil.rmtree(work, ignore_errors=True)
+            harness.copy(work, TINY_CONFIG)
+            harness.run(work, "--cores", "2", TABLE)
+            done.touch()
     return work
+
+
+def pytest_collection_modifyitems(items):
+    """Run the slowest files first (SLURM, then other workflow tests), so that a
+    parallel run (pytest-xdist, ``--dist loadfile``) does not end on one long file."""
+    def rank(item):
+        return 0 if item.get_closest_marker("slow") else 1 if item.get_closest_marker("workflow") else 2
+
+    first = {}
+    for item in items:
+        first[item.fspath] = min(first.get(item.fspath, 3), rank(item))
+    items.sort(key=lambda item: first[item.fspath])
