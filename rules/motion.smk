@@ -81,6 +81,26 @@ rule motion_scores:
         "../scripts/motion_scores.py"
 
 
+# The readout's own dynamics: every verdict re-scored at other pursuit constants lambda and
+# on the unfiltered mean flow (psybench.motion.readout_dynamics).
+rule motion_lambda_sensitivity:
+    input:
+        readouts=get_motion_model_readouts,
+        literature=config["literature"],
+    output:
+        verdicts="results/scores/motion/lambda_sensitivity/{model}.csv",
+        fits="results/fits/motion/lambda_sensitivity/{model}.csv",
+    log:
+        "logs/scores/motion/lambda_sensitivity/{model}.log",
+    conda:
+        "../envs/psybench.yaml"
+    params:
+        criteria=config["motion"]["criteria"],
+        code_hash=MOTION_CODE["lambda_sensitivity"],
+    script:
+        "../scripts/motion_lambda_sensitivity.py"
+
+
 rule motion_table1:
     input:
         scores=expand("results/scores/motion/{model}.csv", model=MOTION_MODELS),

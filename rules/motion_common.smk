@@ -47,6 +47,17 @@ MOTION_CODE = {
             "psybench.io",
         ]
     ),
+    "lambda_sensitivity": code_hash(
+        [
+            "psybench.motion.readout_dynamics",
+            "psybench.motion.readouts",
+            "psybench.motion.scores",
+            "psybench.motion.criteria",
+            "psybench.motion.fits",
+            "psybench.motion.literature",
+            "psybench.io",
+        ]
+    ),
     "table1": code_hash(
         ["psybench.motion.table1", "psybench.motion.criteria.directions", "psybench.aggregate.pareto", "psybench.io"]
     ),
@@ -83,6 +94,7 @@ def motion_targets():
         "results/figures/motion/barberpole_directions.png",
         *expand("results/figures/motion/{model}_direction_error.png", model=MOTION_MODELS),
         *expand("results/figures/motion/{model}_flow.png", model=MOTION_MODELS),
+        *expand("results/scores/motion/lambda_sensitivity/{model}.csv", model=MOTION_MODELS),
         *(["results/aggregate/motion_generalisation.csv"] if MOTION_GENERALISATION else []),
     ]
 

@@ -65,6 +65,13 @@ def test_full_run_outputs(workflow):
     fits = pd.read_csv(workflow / "results/fits/motion/hs.csv")
     assert set(VERDICT_FIT_COLUMNS) <= set(fits.columns)
     assert set(fits["verdict_fit"].dropna()) <= {"single", "double"}
+    # every verdict re-scored on the unfiltered mean flow and at other pursuit constants
+    from psybench.motion.readout_dynamics import SENSITIVITY_COLUMNS
+
+    lam = pd.read_csv(workflow / "results/scores/motion/lambda_sensitivity/hs.csv")
+    assert list(lam.columns) == SENSITIVITY_COLUMNS
+    assert set(lam["lambda_ms"]) == {0.0, 25.0, 50.0, 100.0}
+    assert set(lam["experiment"]) == set(t1["experiment"])
 
 
 def test_every_experiment_is_scored_at_every_direction(workflow):
