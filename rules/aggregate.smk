@@ -16,6 +16,8 @@ rule aggregate_scores:
         parquet="results/aggregate/scores_long.parquet",
     log:
         "logs/aggregate/scores.log",
+    benchmark:
+        "logs/benchmarks/aggregate_scores/job.tsv"
     conda:
         "../envs/psybench.yaml"
     params:
@@ -32,6 +34,8 @@ rule aggregate_samples:
         parquet="results/aggregate/samples_long.parquet",
     log:
         "logs/aggregate/samples.log",
+    benchmark:
+        "logs/benchmarks/aggregate_samples/job.tsv"
     conda:
         "../envs/psybench.yaml"
     params:
@@ -49,6 +53,8 @@ rule aggregate_leaderboards:
         pages="results/aggregate/leaderboards.json",
     log:
         "logs/aggregate/leaderboards.log",
+    benchmark:
+        "logs/benchmarks/aggregate_leaderboards/job.tsv"
     conda:
         "../envs/psybench.yaml"
     params:
@@ -70,6 +76,8 @@ rule report_leaderboard:
         report=directory("results/report"),
     log:
         "logs/report/leaderboard.log",
+    benchmark:
+        "logs/benchmarks/report_leaderboard/job.tsv"
     conda:
         "../envs/psybench.yaml"
     params:

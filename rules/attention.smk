@@ -37,6 +37,8 @@ rule attention_gaze:
         parquet="results/attention/gaze/{attention_movie}.parquet",
     log:
         "logs/attention/gaze/{attention_movie}.log",
+    benchmark:
+        "logs/benchmarks/attention_gaze/{attention_movie}.tsv"
     conda:
         "../envs/psybench.yaml"
     params:
@@ -86,6 +88,8 @@ rule attention_evaluate:
         ),
     log:
         "logs/attention/evaluate.log",
+    benchmark:
+        "logs/benchmarks/attention_evaluate/job.tsv"
     conda:
         "../envs/psybench.yaml"
     params:
@@ -109,6 +113,8 @@ rule attention_metrics:
         parquet="results/attention/metrics.parquet",
     log:
         "logs/attention/metrics.log",
+    benchmark:
+        "logs/benchmarks/attention_metrics/job.tsv"
     conda:
         "../envs/psybench.yaml"
     params:
@@ -136,6 +142,8 @@ rule attention_score_rows:
         parquet="results/aggregate/scores_attention.parquet",
     log:
         "logs/attention/score_rows.log",
+    benchmark:
+        "logs/benchmarks/attention_score_rows/job.tsv"
     conda:
         "../envs/psybench.yaml"
     params:

@@ -22,6 +22,8 @@ if INTPHYS["generate"]:
             directory(f"{INTPHYS_ROOT}/{{split}}"),
         log:
             "logs/intphys/generate/{split}.log",
+        benchmark:
+            "logs/benchmarks/intphys_generate/{split}.tsv"
         conda:
             "../envs/psybench.yaml"
         threads: 1
@@ -41,6 +43,8 @@ rule intphys_ingest:
         parquet="results/intphys/stores/{split}/shard_{shard}.parquet",
     log:
         "logs/intphys/ingest/{split}_{shard}.log",
+    benchmark:
+        "logs/benchmarks/intphys_ingest/{split}/{shard}.tsv"
     conda:
         "../envs/psybench.yaml"
     threads: 2
@@ -61,6 +65,8 @@ rule intphys_metadata:
         parquet="results/intphys/metadata/{split}.parquet",
     log:
         "logs/intphys/metadata/{split}.log",
+    benchmark:
+        "logs/benchmarks/intphys_metadata/{split}.tsv"
     conda:
         "../envs/psybench.yaml"
     params:
@@ -77,6 +83,8 @@ rule intphys_train:
         weights="results/intphys/train/nextframe.npz",
     log:
         "logs/intphys/train/nextframe.log",
+    benchmark:
+        "logs/benchmarks/intphys_train/job.tsv"
     conda:
         "../envs/psybench.yaml"
     threads: 2
@@ -96,6 +104,8 @@ rule intphys_predict:
         predictions="results/intphys/{model}/predictions/shard_{shard}.csv",
     log:
         "logs/intphys/predict/{model}_{shard}.log",
+    benchmark:
+        "logs/benchmarks/intphys_predict/{model}/{shard}.tsv"
     wildcard_constraints:
         model="|".join(INTPHYS_MODELS) or "^$",
     conda:
@@ -117,6 +127,8 @@ rule intphys_scores:
         answer="results/intphys/{model}/answer.txt",
     log:
         "logs/intphys/score/{model}.log",
+    benchmark:
+        "logs/benchmarks/intphys_scores/{model}.tsv"
     wildcard_constraints:
         model="|".join(intphys_model_names()) or "^$",
     conda:
@@ -145,6 +157,8 @@ rule intphys_score_rows:
         samples_parquet="results/aggregate/samples_intphys.parquet",
     log:
         "logs/intphys/score_rows.log",
+    benchmark:
+        "logs/benchmarks/intphys_score_rows/job.tsv"
     conda:
         "../envs/psybench.yaml"
     params:

@@ -26,22 +26,26 @@ rule motion_stimuli:
         "../scripts/motion_stimuli.py"
 
 
+# One job per model (issue 15): interpreter start-up, imports and model resolution are
+# paid once for all stimuli; each stimulus keeps its own store (named outputs, so that
+# the between-workflow cache still stores them one by one).
 rule motion_responses:
     input:
-        stimulus="results/stimuli/{stimulus}.zarr",
+        stimuli=expand("results/stimuli/{stimulus}.zarr", stimulus=MOTION_STIMULI),
     output:
-        store=directory("results/responses/{model}/{stimulus}.zarr"),
+        **MOTION_RESPONSE_STORES,
     log:
-        "logs/responses/{model}/{stimulus}.log",
+        "logs/responses/{model}/batch.log",
     cache: True
     conda:
         "../envs/psybench.yaml"
     threads: 1
     resources:
         mem_mb=2000,
-        runtime=30,
+        runtime=60,
     params:
         model=get_motion_model_description,
+        write_population=config["motion"]["write_population"],
         code_hash=get_motion_model_code_hash,
     script:
         "../scripts/motion_responses.py"
@@ -54,6 +58,8 @@ rule motion_readouts:
         stores=directory(expand("results/readouts/{{model}}/{stimulus}.zarr", stimulus=MOTION_STIMULI)),
     log:
         "logs/readouts/{model}.log",
+    benchmark:
+        "logs/benchmarks/motion_readouts/{model}.tsv"
     conda:
         "../envs/psybench.yaml"
     params:
@@ -72,6 +78,8 @@ rule motion_scores:
         fits="results/fits/motion/{model}.csv",
     log:
         "logs/scores/motion/{model}.log",
+    benchmark:
+        "logs/benchmarks/motion_scores/{model}.tsv"
     conda:
         "../envs/psybench.yaml"
     params:
@@ -92,6 +100,8 @@ rule motion_lambda_sensitivity:
         fits="results/fits/motion/lambda_sensitivity/{model}.csv",
     log:
         "logs/scores/motion/lambda_sensitivity/{model}.log",
+    benchmark:
+        "logs/benchmarks/motion_lambda_sensitivity/{model}.tsv"
     conda:
         "../envs/psybench.yaml"
     params:
@@ -120,6 +130,8 @@ rule motion_table1:
         ),
     log:
         "logs/motion/table1.log",
+    benchmark:
+        "logs/benchmarks/motion_table1/job.tsv"
     conda:
         "../envs/psybench.yaml"
     params:
@@ -140,6 +152,8 @@ rule motion_figures_stimuli:
         ),
     log:
         "logs/figures/motion/stimuli.log",
+    benchmark:
+        "logs/benchmarks/motion_figures_stimuli/job.tsv"
     conda:
         "../envs/psybench.yaml"
     params:
@@ -160,6 +174,8 @@ rule motion_figures_flow:
         ),
     log:
         "logs/figures/motion/{model}_flow.log",
+    benchmark:
+        "logs/benchmarks/motion_figures_flow/{model}.tsv"
     conda:
         "../envs/psybench.yaml"
     params:
@@ -183,6 +199,8 @@ rule motion_figures_direction_error:
         ),
     log:
         "logs/figures/motion/{model}_direction_error.log",
+    benchmark:
+        "logs/benchmarks/motion_figures_direction_error/{model}.tsv"
     conda:
         "../envs/psybench.yaml"
     params:
@@ -203,6 +221,8 @@ rule motion_figures_barberpole:
         ),
     log:
         "logs/figures/motion/barberpole.log",
+    benchmark:
+        "logs/benchmarks/motion_figures_barberpole/job.tsv"
     conda:
         "../envs/psybench.yaml"
     params:
@@ -220,6 +240,8 @@ rule motion_score_rows:
         parquet="results/aggregate/scores_motion.parquet",
     log:
         "logs/motion/score_rows.log",
+    benchmark:
+        "logs/benchmarks/motion_score_rows/job.tsv"
     conda:
         "../envs/psybench.yaml"
     params:
@@ -252,22 +274,24 @@ rule motion_generalisation_stimuli:
         "../scripts/motion_stimuli.py"
 
 
+# One job per model for all runs (issue 15), as motion_responses.
 rule motion_generalisation_responses:
     input:
-        stimulus="results/generalisation/{variant}/stimuli/{stimulus}.zarr",
+        stimuli=get_motion_generalisation_stimuli,
     output:
-        store=directory("results/generalisation/{variant}/responses/{model}/{stimulus}.zarr"),
+        **MOTION_GENERALISATION_RESPONSE_STORES,
     log:
-        "logs/generalisation/{variant}/responses/{model}/{stimulus}.log",
+        "logs/generalisation/responses/{model}/batch.log",
     cache: True
     conda:
         "../envs/psybench.yaml"
     threads: 1
     resources:
         mem_mb=2000,
-        runtime=30,
+        runtime=60,
     params:
         model=get_motion_model_description,
+        write_population=config["motion"]["write_population"],
         code_hash=get_motion_model_code_hash,
     script:
         "../scripts/motion_responses.py"
@@ -275,11 +299,13 @@ rule motion_generalisation_responses:
 
 rule motion_generalisation_readouts:
     input:
-        responses=get_motion_generalisation_responses,
+        unpack(get_motion_generalisation_responses),
     output:
-        stores=directory("results/generalisation/{variant}/readouts/{model}"),
+        **MOTION_GENERALISATION_READOUT_DIRS,
     log:
-        "logs/generalisation/{variant}/readouts/{model}.log",
+        "logs/generalisation/readouts/{model}.log",
+    benchmark:
+        "logs/benchmarks/motion_generalisation_readouts/{model}.tsv"
     conda:
         "../envs/psybench.yaml"
     params:
@@ -291,13 +317,14 @@ rule motion_generalisation_readouts:
 
 rule motion_generalisation_scores:
     input:
-        readouts="results/generalisation/{variant}/readouts/{model}",
+        unpack(get_motion_generalisation_readouts),
         literature=config["literature"],
     output:
-        scores="results/generalisation/{variant}/scores/{model}.csv",
-        fits="results/generalisation/{variant}/fits/{model}.csv",
+        **MOTION_GENERALISATION_SCORE_TABLES,
     log:
-        "logs/generalisation/{variant}/scores/{model}.log",
+        "logs/generalisation/scores/{model}.log",
+    benchmark:
+        "logs/benchmarks/motion_generalisation_scores/{model}.tsv"
     conda:
         "../envs/psybench.yaml"
     params:
@@ -320,6 +347,8 @@ rule motion_generalisation:
         ),
     log:
         "logs/motion/generalisation.log",
+    benchmark:
+        "logs/benchmarks/motion_generalisation/job.tsv"
     conda:
         "../envs/psybench.yaml"
     params:

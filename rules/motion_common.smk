@@ -81,6 +81,24 @@ def _model_code_hash(spec):
 
 MOTION_MODEL_CODE = {name: _model_code_hash(spec) for name, spec in MOTION_MODELS.items()}
 
+# Batched jobs (issue 15): one job per model writes every stimulus's store. Their outputs
+# are named (stimulus, or run__stimulus) so that the between-workflow cache, which takes
+# several outputs only when named, still stores each one separately.
+MOTION_RESPONSE_STORES = {name: directory(f"results/responses/{{model}}/{name}.zarr") for name in MOTION_STIMULI}
+MOTION_GENERALISATION_RESPONSE_STORES = {
+    f"{variant}__{name}": directory(f"results/generalisation/{variant}/responses/{{model}}/{name}.zarr")
+    for variant, run in MOTION_GENERALISATION.items()
+    for name in run["stimuli"]
+}
+MOTION_GENERALISATION_READOUT_DIRS = {
+    variant: directory(f"results/generalisation/{variant}/readouts/{{model}}") for variant in MOTION_GENERALISATION
+}
+MOTION_GENERALISATION_SCORE_TABLES = {
+    f"{kind}_{variant}": f"results/generalisation/{variant}/{kind}/{{model}}.csv"
+    for variant in MOTION_GENERALISATION
+    for kind in ("scores", "fits")
+}
+
 
 def motion_targets():
     """Final outputs of the motion track (for the main `rule all`)."""
@@ -143,13 +161,33 @@ def get_motion_generalisation_display(wildcards):
     return MOTION_GENERALISATION[wildcards.variant]["display"]
 
 
+def get_motion_generalisation_stimuli(wildcards):
+    """Every run's stimulus stores, in the order of MOTION_GENERALISATION_RESPONSE_STORES."""
+    return [
+        f"results/generalisation/{variant}/stimuli/{stimulus}.zarr"
+        for variant, run in MOTION_GENERALISATION.items()
+        for stimulus in run["stimuli"]
+    ]
+
+
 def get_motion_generalisation_responses(wildcards):
-    return expand(
-        "results/generalisation/{variant}/responses/{model}/{stimulus}.zarr",
-        variant=wildcards.variant,
-        model=wildcards.model,
-        stimulus=MOTION_GENERALISATION[wildcards.variant]["stimuli"],
-    )
+    """{variant: one model's response stores of that run} (unpacked into named inputs)."""
+    return {
+        variant: expand(
+            "results/generalisation/{variant}/responses/{model}/{stimulus}.zarr",
+            variant=variant,
+            model=wildcards.model,
+            stimulus=run["stimuli"],
+        )
+        for variant, run in MOTION_GENERALISATION.items()
+    }
+
+
+def get_motion_generalisation_readouts(wildcards):
+    """{variant: one model's readout folder of that run} (unpacked into named inputs)."""
+    return {
+        variant: f"results/generalisation/{variant}/readouts/{wildcards.model}" for variant in MOTION_GENERALISATION
+    }
 
 
 def get_motion_generalisation_scores(wildcards):

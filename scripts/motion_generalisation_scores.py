@@ -1,16 +1,16 @@
-"""Snakemake script: criteria and fits of one model on one generalisation run (psybench.motion.scores)."""
+"""Snakemake script: criteria and fits of one model on every generalisation run (motion.generalisation_runs)."""
 
 import sys
-from pathlib import Path
 
 sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
 
-from psybench.motion.scores import score_model_stores  # noqa: E402
+from psybench.motion.generalisation_runs import run_scores  # noqa: E402
 
-score_model_stores(
-    sorted(Path(snakemake.input.readouts).glob("*.zarr")),  # noqa: F821
-    snakemake.output.scores,  # noqa: F821
-    snakemake.output.fits,  # noqa: F821
+runs = [key.removeprefix("scores_") for key in snakemake.output.keys() if key.startswith("scores_")]  # noqa: F821
+run_scores(
+    {run: snakemake.input[run] for run in runs},  # noqa: F821  (named by run)
+    {run: snakemake.output[f"scores_{run}"] for run in runs},  # noqa: F821
+    {run: snakemake.output[f"fits_{run}"] for run in runs},  # noqa: F821
     criteria=snakemake.params.criteria,  # noqa: F821
     literature_path=snakemake.input.literature,  # noqa: F821
 )

@@ -1,15 +1,16 @@
-"""Snakemake script: run one motion model on one stimulus (psybench.motion.responses)."""
+"""Snakemake script: run one motion model on a batch of stimuli (psybench.motion.responses)."""
 
 import sys
 
 sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
 
-from psybench.motion.responses import run_motion_model  # noqa: E402
+from psybench.motion.responses import run_motion_model_batch  # noqa: E402
 
-run_motion_model(
+run_motion_model_batch(
     snakemake.params.model,  # noqa: F821  (the model's description, resolved at parse time)
-    snakemake.input.stimulus,  # noqa: F821
-    snakemake.output.store,  # noqa: F821
+    list(snakemake.input.stimuli),  # noqa: F821
+    list(snakemake.output),  # noqa: F821  (one store per stimulus, in the same order)
     code_hash=snakemake.params.code_hash,  # noqa: F821
     threads=snakemake.threads,  # noqa: F821
+    write_population=snakemake.params.write_population,  # noqa: F821
 )

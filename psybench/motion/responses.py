@@ -8,7 +8,16 @@ A response store (one per model and stimulus) holds
     yet); stream models are causal and give their own ``flow[t]``.
 ``p`` : float32, dims ``(t, y, x, velocity)``, optional
     A distributed velocity representation, with the velocities (px/frame) in the
-    array attribute ``velocities``.
+    array attribute ``velocities``; written only when asked for
+    (``write_population``, default True here; the workflow's ``motion.write_population``,
+    default off): the
+    readouts use ``flow`` (the readout of RR-7317 eq. 2 a model computes itself),
+    and ``p`` is t x H x W x V float32, tens of times the size of ``flow``.
+
+A batch (:func:`run_motion_model_batch`) runs one model on many stimuli in one
+process, so that interpreter start-up, imports and model resolution are paid
+once per batch; each stimulus still gets its own store, identical to the store
+:func:`run_motion_model` writes alone.
 
 Frames are read and processed in blocks along time, so memory does not grow
 with movie length. A model whose output has the wrong shape or non-finite
@@ -19,7 +28,7 @@ from __future__ import annotations
 
 import inspect
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -30,7 +39,7 @@ from psybench.io.store import StreamSpec, open_store, write_store_stream
 from psybench.motion.display import Display
 from psybench.registry import ModelError, ModelSpec, resolve_model
 
-__all__ = ["motion_response_blocks", "run_motion_model"]
+__all__ = ["motion_response_blocks", "run_motion_model", "run_motion_model_batch"]
 
 
 def _check_output(spec: ModelSpec, name: str, block: np.ndarray, expected: tuple[int, ...], where: str) -> None:
@@ -142,13 +151,16 @@ def run_motion_model(
     code_hash: str = "",
     threads: int = 1,
     block_frames: int = 16,
+    write_population: bool = True,
 ) -> Path:
     """Run ``spec`` on the stimulus store at ``stimulus_path`` and write ``out_path``.
 
     The response store's attributes carry the stimulus attributes (display
     mapping, stimulus parameters, ground truth), the model description and
     ``code_hash``. ``spec`` may also be the model's description
-    (:func:`model_from_description`).
+    (:func:`model_from_description`). A model's population ``p`` (stream models
+    with a ``velocities`` grid) is stored only if ``write_population``; ``flow``
+    is the same either way.
     """
     if not isinstance(spec, ModelSpec):
         spec = model_from_description(spec)
@@ -167,7 +179,7 @@ def run_motion_model(
             },
         )
     }
-    if velocities is not None:
+    if velocities is not None and write_population:
         if callable(velocities):  # a grid in physical units needs the display (px/deg, frames/s) to be px/frame
             takes = inspect.signature(velocities).parameters
             wants = "display" in takes or any(p.kind is p.VAR_KEYWORD for p in takes.values())
@@ -197,9 +209,49 @@ def run_motion_model(
         "code_hash": code_hash,
     }
     blocks = motion_response_blocks(spec, frames, display, block_frames=block_frames, threads=threads)
+    if velocities is not None and not write_population:  # computed by the model, not stored
+        blocks = ({k: v for k, v in b.items() if k != "p"} if isinstance(b, dict) else b for b in blocks)
     try:
         return write_store_stream(out_path, specs, blocks, attrs, check=check)
     except ValueError as exc:
         if isinstance(exc, ModelError):
             raise
         raise ModelError(f"model {spec.name!r}: {exc}") from exc
+
+
+def run_motion_model_batch(
+    spec: ModelSpec | Mapping[str, Any],
+    stimulus_paths: Sequence[str | os.PathLike],
+    out_paths: Sequence[str | os.PathLike],
+    **kwargs: Any,
+) -> list[Path]:
+    """Run one model on many stimuli in one process: :func:`run_motion_model` per pair.
+
+    Parameters
+    ----------
+    spec : ModelSpec or mapping
+        The model, or its description (resolved once for the whole batch).
+    stimulus_paths, out_paths : sequence of path-like, length N
+        Stimulus stores and their response stores, pairwise (same store name).
+    **kwargs
+        Passed to :func:`run_motion_model` (``code_hash``, ``threads``,
+        ``block_frames``, ``write_population``).
+
+    Returns
+    -------
+    list of pathlib.Path, length N
+
+    Raises
+    ------
+    ValueError
+        If the lists differ in length or a pair names different stimuli.
+    """
+    stimulus_paths, out_paths = list(stimulus_paths), list(out_paths)
+    if len(stimulus_paths) != len(out_paths):
+        raise ValueError(f"{len(stimulus_paths)} stimulus stores but {len(out_paths)} response outputs")
+    for src, dst in zip(stimulus_paths, out_paths):
+        if Path(src).name != Path(dst).name:
+            raise ValueError(f"stimulus store {src} does not match response output {dst} (different stimulus)")
+    if not isinstance(spec, ModelSpec):
+        spec = model_from_description(spec)
+    return [run_motion_model(spec, src, dst, **kwargs) for src, dst in zip(stimulus_paths, out_paths)]
