@@ -7,20 +7,19 @@
 include: "motion_common.smk"
 
 
+# Every stimulus in one job (issue 15: start-up paid once), each in its own store.
 rule motion_stimuli:
     output:
-        store=directory("results/stimuli/{stimulus}.zarr"),
+        **MOTION_STIMULUS_STORES,
     log:
-        "logs/stimuli/{stimulus}.log",
+        "logs/stimuli/batch.log",
     # between-workflow output cache (snakemake --cache, $SNAKEMAKE_OUTPUT_CACHE):
-    # keyed by script, params (spec, display, code hash) and upstream provenance
+    # keyed by script, params (specs, display, code hash) and upstream provenance
     cache: True
     conda:
         "../envs/psybench.yaml"
     params:
-        name="{stimulus}",
-        spec=get_motion_stimulus_spec,
-        display=dict(config["display"]),
+        batch=get_motion_stimulus_batch,
         code_hash=MOTION_CODE["stimuli"],
     script:
         "../scripts/motion_stimuli.py"
@@ -259,16 +258,14 @@ rule motion_score_rows:
 
 rule motion_generalisation_stimuli:
     output:
-        store=directory("results/generalisation/{variant}/stimuli/{stimulus}.zarr"),
+        **MOTION_GENERALISATION_STIMULUS_STORES,
     log:
-        "logs/generalisation/{variant}/stimuli/{stimulus}.log",
+        "logs/generalisation/stimuli/batch.log",
     cache: True
     conda:
         "../envs/psybench.yaml"
     params:
-        name="{stimulus}",
-        spec=get_motion_generalisation_spec,
-        display=get_motion_generalisation_display,
+        batch=get_motion_generalisation_stimulus_batch,
         code_hash=MOTION_CODE["stimuli"],
     script:
         "../scripts/motion_stimuli.py"

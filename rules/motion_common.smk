@@ -84,6 +84,12 @@ MOTION_MODEL_CODE = {name: _model_code_hash(spec) for name, spec in MOTION_MODEL
 # Batched jobs (issue 15): one job per model writes every stimulus's store. Their outputs
 # are named (stimulus, or run__stimulus) so that the between-workflow cache, which takes
 # several outputs only when named, still stores each one separately.
+MOTION_STIMULUS_STORES = {name: directory(f"results/stimuli/{name}.zarr") for name in MOTION_STIMULI}
+MOTION_GENERALISATION_STIMULUS_STORES = {
+    f"{variant}__{name}": directory(f"results/generalisation/{variant}/stimuli/{name}.zarr")
+    for variant, run in MOTION_GENERALISATION.items()
+    for name in run["stimuli"]
+}
 MOTION_RESPONSE_STORES = {name: directory(f"results/responses/{{model}}/{name}.zarr") for name in MOTION_STIMULI}
 MOTION_GENERALISATION_RESPONSE_STORES = {
     f"{variant}__{name}": directory(f"results/generalisation/{variant}/responses/{{model}}/{name}.zarr")
@@ -122,8 +128,10 @@ def get_motion_error_figure(wildcards):
     return "figures/motion/{model}_direction_error.png"
 
 
-def get_motion_stimulus_spec(wildcards):
-    return MOTION_STIMULI[wildcards.stimulus]
+def get_motion_stimulus_batch(wildcards):
+    """[name, spec, display] of every stimulus, in the order of MOTION_STIMULUS_STORES."""
+    display = dict(config["display"])
+    return [[name, spec, display] for name, spec in MOTION_STIMULI.items()]
 
 
 def get_motion_model_description(wildcards):
@@ -153,12 +161,11 @@ def get_motion_flow_figure_responses(wildcards):
 # generalisation runs: results/generalisation/{variant}/...
 
 
-def get_motion_generalisation_spec(wildcards):
-    return MOTION_GENERALISATION[wildcards.variant]["stimuli"][wildcards.stimulus]
-
-
-def get_motion_generalisation_display(wildcards):
-    return MOTION_GENERALISATION[wildcards.variant]["display"]
+def get_motion_generalisation_stimulus_batch(wildcards):
+    """[name, spec, display] of every run's stimuli, in the order of MOTION_GENERALISATION_STIMULUS_STORES."""
+    return [
+        [name, spec, run["display"]] for run in MOTION_GENERALISATION.values() for name, spec in run["stimuli"].items()
+    ]
 
 
 def get_motion_generalisation_stimuli(wildcards):

@@ -1,15 +1,13 @@
-"""Snakemake script: render one motion stimulus into its store (psybench.motion.stimuli)."""
+"""Snakemake script: render a batch of motion stimuli, each into its store (psybench.motion.stimuli)."""
 
 import sys
 
 sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
 
-from psybench.motion.stimuli import write_stimulus  # noqa: E402
+from psybench.motion.stimuli import write_stimuli  # noqa: E402
 
-write_stimulus(
-    snakemake.params.name,  # noqa: F821
-    snakemake.params.spec,  # noqa: F821
-    snakemake.params.display,  # noqa: F821  (the display config section)
-    snakemake.output.store,  # noqa: F821
+write_stimuli(
+    snakemake.params.batch,  # noqa: F821  ([name, spec, display] per stimulus)
+    list(snakemake.output),  # noqa: F821  (one store per stimulus, in the same order)
     code_hash=snakemake.params.code_hash,  # noqa: F821
 )

@@ -65,7 +65,7 @@ from psybench.motion.stimuli.families import FAMILIES, render
 from psybench.motion.stimuli.geometry import Stimulus
 from psybench.motion.stimuli.gratings import render_grating
 from psybench.motion.stimuli.sets import stimulus_set
-from psybench.motion.stimuli.store import write_stimulus
+from psybench.motion.stimuli.store import write_stimuli, write_stimulus
 
 __all__ = [
     "Stimulus",
@@ -78,6 +78,7 @@ __all__ = [
     "render_grating",
     "diamond_geometry",
     "stimulus_set",
+    "write_stimuli",
     "write_stimulus",
 ]
 

@@ -1,16 +1,20 @@
-"""Stimulus stores: render one stimulus of the set and write it (frames + attributes) atomically."""
+"""Stimulus stores: render one stimulus of the set and write it (frames + attributes) atomically.
+
+:func:`write_stimuli` renders a batch in one process (the workflow renders every stimulus of
+a run in one job, issue 15: start-up paid once); each stimulus keeps its own store.
+"""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from psybench.motion.display import Display
 from psybench.motion.stimuli.families import FAMILIES, render
 
-__all__ = ["write_stimulus"]
+__all__ = ["write_stimuli", "write_stimulus"]
 
 
 def write_stimulus(
@@ -65,3 +69,42 @@ def write_stimulus(
         )
     }
     return write_store(out_path, arrays, attrs)
+
+
+def write_stimuli(
+    batch: Sequence[Sequence[Any]],
+    out_paths: Sequence[str | os.PathLike],
+    *,
+    code_hash: str = "",
+) -> list[Path]:
+    """Render a batch of stimuli, each into its own store (:func:`write_stimulus` per item).
+
+    Parameters
+    ----------
+    batch : sequence of (name, spec, display), length N
+        As :func:`write_stimulus` takes them; the display may differ between items
+        (the generalisation runs at other frame rates).
+    out_paths : sequence of path-like, length N
+        The stores, pairwise with ``batch`` (store ``<name>.zarr``).
+    code_hash : str
+
+    Returns
+    -------
+    list of pathlib.Path, length N
+
+    Raises
+    ------
+    ValueError
+        If the lengths differ, an item is not a (name, spec, display) triple, or a
+        store is not named after its stimulus.
+    """
+    batch, out_paths = list(batch), list(out_paths)
+    if len(batch) != len(out_paths):
+        raise ValueError(f"{len(batch)} stimuli but {len(out_paths)} stimulus outputs")
+    for item, out in zip(batch, out_paths):
+        if len(item) != 3:
+            raise ValueError(f"stimulus batch item {item!r} is not a (name, spec, display) triple")
+        if Path(out).name != f"{item[0]}.zarr":
+            raise ValueError(f"stimulus {item[0]!r} does not match its output {out}")
+    return [write_stimulus(name, spec, display, out, code_hash=code_hash)
+            for (name, spec, display), out in zip(batch, out_paths)]
