@@ -7,47 +7,49 @@
 include: "motion_common.smk"
 
 
-# Every stimulus in one job (issue 15: start-up paid once), each in its own store.
-rule motion_stimuli:
-    output:
-        **MOTION_STIMULUS_STORES,
-    log:
-        "logs/stimuli/batch.log",
-    # between-workflow output cache (snakemake --cache, $SNAKEMAKE_OUTPUT_CACHE):
-    # keyed by script, params (specs, display, code hash) and upstream provenance
-    cache: True
-    conda:
-        "../envs/psybench.yaml"
-    params:
-        batch=get_motion_stimulus_batch,
-        code_hash=MOTION_CODE["stimuli"],
-    script:
-        "../scripts/motion_stimuli.py"
+# The batched rules exist only when they have outputs (a cached rule must have some).
+if MOTION_ON:
 
+    # Every stimulus in one job (issue 15: start-up paid once), each in its own store.
+    rule motion_stimuli:
+        output:
+            **MOTION_STIMULUS_STORES,
+        log:
+            "logs/stimuli/batch.log",
+        # between-workflow output cache (snakemake --cache, $SNAKEMAKE_OUTPUT_CACHE):
+        # keyed by script, params (specs, display, code hash) and upstream provenance
+        cache: True
+        conda:
+            "../envs/psybench.yaml"
+        params:
+            batch=get_motion_stimulus_batch,
+            code_hash=MOTION_CODE["stimuli"],
+        script:
+            "../scripts/motion_stimuli.py"
 
-# One job per model (issue 15): interpreter start-up, imports and model resolution are
-# paid once for all stimuli; each stimulus keeps its own store (named outputs, so that
-# the between-workflow cache still stores them one by one).
-rule motion_responses:
-    input:
-        stimuli=expand("results/stimuli/{stimulus}.zarr", stimulus=MOTION_STIMULI),
-    output:
-        **MOTION_RESPONSE_STORES,
-    log:
-        "logs/responses/{model}/batch.log",
-    cache: True
-    conda:
-        "../envs/psybench.yaml"
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=60,
-    params:
-        model=get_motion_model_description,
-        write_population=config["motion"]["write_population"],
-        code_hash=get_motion_model_code_hash,
-    script:
-        "../scripts/motion_responses.py"
+    # One job per model (issue 15): interpreter start-up, imports and model resolution are
+    # paid once for all stimuli; each stimulus keeps its own store (named outputs, so that
+    # the between-workflow cache still stores them one by one).
+    rule motion_responses:
+        input:
+            stimuli=expand("results/stimuli/{stimulus}.zarr", stimulus=MOTION_STIMULI),
+        output:
+            **MOTION_RESPONSE_STORES,
+        log:
+            "logs/responses/{model}/batch.log",
+        cache: True
+        conda:
+            "../envs/psybench.yaml"
+        threads: 1
+        resources:
+            mem_mb=2000,
+            runtime=60,
+        params:
+            model=get_motion_model_description,
+            write_population=config["motion"]["write_population"],
+            code_hash=get_motion_model_code_hash,
+        script:
+            "../scripts/motion_responses.py"
 
 
 rule motion_readouts:
@@ -256,79 +258,78 @@ rule motion_score_rows:
 # scripts; held out (no model parameter may be tuned on them).
 
 
-rule motion_generalisation_stimuli:
-    output:
-        **MOTION_GENERALISATION_STIMULUS_STORES,
-    log:
-        "logs/generalisation/stimuli/batch.log",
-    cache: True
-    conda:
-        "../envs/psybench.yaml"
-    params:
-        batch=get_motion_generalisation_stimulus_batch,
-        code_hash=MOTION_CODE["stimuli"],
-    script:
-        "../scripts/motion_stimuli.py"
+if MOTION_GENERALISATION:
 
+    rule motion_generalisation_stimuli:
+        output:
+            **MOTION_GENERALISATION_STIMULUS_STORES,
+        log:
+            "logs/generalisation/stimuli/batch.log",
+        cache: True
+        conda:
+            "../envs/psybench.yaml"
+        params:
+            batch=get_motion_generalisation_stimulus_batch,
+            code_hash=MOTION_CODE["stimuli"],
+        script:
+            "../scripts/motion_stimuli.py"
 
-# One job per model for all runs (issue 15), as motion_responses.
-rule motion_generalisation_responses:
-    input:
-        stimuli=get_motion_generalisation_stimuli,
-    output:
-        **MOTION_GENERALISATION_RESPONSE_STORES,
-    log:
-        "logs/generalisation/responses/{model}/batch.log",
-    cache: True
-    conda:
-        "../envs/psybench.yaml"
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=60,
-    params:
-        model=get_motion_model_description,
-        write_population=config["motion"]["write_population"],
-        code_hash=get_motion_model_code_hash,
-    script:
-        "../scripts/motion_responses.py"
+    # One job per model for all runs (issue 15), as motion_responses.
+    rule motion_generalisation_responses:
+        input:
+            stimuli=get_motion_generalisation_stimuli,
+        output:
+            **MOTION_GENERALISATION_RESPONSE_STORES,
+        log:
+            "logs/generalisation/responses/{model}/batch.log",
+        cache: True
+        conda:
+            "../envs/psybench.yaml"
+        threads: 1
+        resources:
+            mem_mb=2000,
+            runtime=60,
+        params:
+            model=get_motion_model_description,
+            write_population=config["motion"]["write_population"],
+            code_hash=get_motion_model_code_hash,
+        script:
+            "../scripts/motion_responses.py"
 
+    rule motion_generalisation_readouts:
+        input:
+            unpack(get_motion_generalisation_responses),
+        output:
+            **MOTION_GENERALISATION_READOUT_DIRS,
+        log:
+            "logs/generalisation/readouts/{model}.log",
+        benchmark:
+            "logs/benchmarks/motion_generalisation_readouts/{model}.tsv"
+        conda:
+            "../envs/psybench.yaml"
+        params:
+            lambda_ms=config["motion"]["readout"]["lambda_ms"],
+            code_hash=MOTION_CODE["readouts"],
+        script:
+            "../scripts/motion_generalisation_readouts.py"
 
-rule motion_generalisation_readouts:
-    input:
-        unpack(get_motion_generalisation_responses),
-    output:
-        **MOTION_GENERALISATION_READOUT_DIRS,
-    log:
-        "logs/generalisation/readouts/{model}.log",
-    benchmark:
-        "logs/benchmarks/motion_generalisation_readouts/{model}.tsv"
-    conda:
-        "../envs/psybench.yaml"
-    params:
-        lambda_ms=config["motion"]["readout"]["lambda_ms"],
-        code_hash=MOTION_CODE["readouts"],
-    script:
-        "../scripts/motion_generalisation_readouts.py"
-
-
-rule motion_generalisation_scores:
-    input:
-        unpack(get_motion_generalisation_readouts),
-        literature=config["literature"],
-    output:
-        **MOTION_GENERALISATION_SCORE_TABLES,
-    log:
-        "logs/generalisation/scores/{model}.log",
-    benchmark:
-        "logs/benchmarks/motion_generalisation_scores/{model}.tsv"
-    conda:
-        "../envs/psybench.yaml"
-    params:
-        criteria=config["motion"]["criteria"],
-        code_hash=MOTION_CODE["scores"],
-    script:
-        "../scripts/motion_generalisation_scores.py"
+    rule motion_generalisation_scores:
+        input:
+            unpack(get_motion_generalisation_readouts),
+            literature=config["literature"],
+        output:
+            **MOTION_GENERALISATION_SCORE_TABLES,
+        log:
+            "logs/generalisation/scores/{model}.log",
+        benchmark:
+            "logs/benchmarks/motion_generalisation_scores/{model}.tsv"
+        conda:
+            "../envs/psybench.yaml"
+        params:
+            criteria=config["motion"]["criteria"],
+            code_hash=MOTION_CODE["scores"],
+        script:
+            "../scripts/motion_generalisation_scores.py"
 
 
 rule motion_generalisation:

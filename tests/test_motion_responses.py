@@ -315,3 +315,37 @@ def test_load_callable_dotted_attribute(user_path):
     assert func(np.zeros((2, 2)), np.zeros((2, 2))).shape == (2, 2, 2)
     spec = resolve_model({"name": "h", "callable": f"{user_path}:Holder.method"})
     assert spec.params == {"gain": 1.0} and spec.kind == "pair" and spec.track == "motion"
+
+
+# ------------------------------------------------------------------------------ batches (issue 15)
+def test_batch_writes_the_stores_that_single_runs_write(stimulus, tmp_path):
+    """One process for many stimuli: each store byte-identical to the store of a run alone."""
+    import shutil
+
+    from psybench.motion.responses import run_motion_model_batch
+
+    path, _ = stimulus
+    other = tmp_path / "stimuli" / "texture2.zarr"
+    shutil.copytree(path, other)
+    spec = resolve_model({"name": "hs_b", "algorithm": "horn_schunck"})
+    alone = [run_motion_model(spec, p, tmp_path / "alone" / p.name, code_hash="h") for p in (path, other)]
+    batch = run_motion_model_batch(spec.to_attrs(), [path, other],
+                                   [tmp_path / "batch" / p.name for p in (path, other)], code_hash="h")
+    for a, b in zip(alone, batch):
+        files = sorted(f.relative_to(a) for f in a.rglob("*") if f.is_file())
+        assert files == sorted(f.relative_to(b) for f in b.rglob("*") if f.is_file())
+        assert all((a / f).read_bytes() == (b / f).read_bytes() for f in files)
+    with pytest.raises(ValueError, match="texture2.zarr does not match response output .*texture.zarr"):
+        run_motion_model_batch(spec, [other], [tmp_path / "x" / "texture.zarr"])
+    with pytest.raises(ValueError, match="2 stimulus stores but 1 response outputs"):
+        run_motion_model_batch(spec, [path, other], [tmp_path / "x" / "texture.zarr"])
+
+
+def test_population_is_written_only_when_asked(stimulus, tmp_path, user_path):
+    """write_population=False drops p from the store; the flow is the same array either way."""
+    path, _ = stimulus
+    spec = resolve_model({"name": "st", "callable": f"{user_path}:stream", "kind": "stream"})
+    with_p = open_store(run_motion_model(spec, path, tmp_path / "p.zarr", write_population=True))
+    without = open_store(run_motion_model(spec, path, tmp_path / "nop.zarr", write_population=False))
+    assert "p" in with_p.arrays and "p" not in without.arrays
+    np.testing.assert_array_equal(with_p["flow"].compute(), without["flow"].compute())
