@@ -3,7 +3,7 @@
 # the schema's defaults in rules/common.smk). Built once while the Snakefile is parsed.
 from psybench.config import ConfigError
 from psybench.motion.display import Display
-from psybench.motion.generalisation import generalisation_variants
+from psybench.motion.generalisation_set import generalisation_variants
 from psybench.motion.stimuli import stimulus_set
 from psybench.provenance import code_hash
 
@@ -61,7 +61,14 @@ MOTION_CODE = {
     "table1": code_hash(
         ["psybench.motion.table1", "psybench.motion.criteria.directions", "psybench.aggregate.pareto", "psybench.io"]
     ),
-    "generalisation": code_hash(["psybench.motion.generalisation", "psybench.motion.stimuli", "psybench.io"]),
+    "generalisation": code_hash(
+        [
+            "psybench.motion.generalisation",
+            "psybench.motion.generalisation_set",
+            "psybench.motion.stimuli",
+            "psybench.io",
+        ]
+    ),
     "figures": code_hash(["psybench.motion.figures", "psybench.motion.literature"]),
     # the track's rows of the cross-track long score table
     "score_rows": code_hash(["psybench.motion.score_rows", "psybench.aggregate", "psybench.io"]),

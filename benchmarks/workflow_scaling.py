@@ -1,0 +1,189 @@
+"""Cost that grows with the work: the workflow on a small config, doubling one dimension at a time.
+
+Issue 15, deliver 5. Four cases, each a fresh copy of the workflow run by a fresh
+``snakemake --cores 2 all`` process (motion and intphys tracks, tiny displays):
+
+* ``base``: 11 motion stimuli (one direction), one motion model, 72 IntPhys dev movies
+  (block O1, one quadruplet per condition) and two IntPhys models;
+* ``stimuli_x2``: the motion stimuli doubled (a second direction, 22 stimuli);
+* ``models_x2``: a second motion model of the same cost (Horn-Schunck at another
+  smoothness weight);
+* ``movies_x2``: the IntPhys movies doubled (two quadruplets per condition).
+
+For each case it prints the wall time and peak RSS of the run (``/usr/bin/time``'s
+maximum resident set size: the largest process, Snakemake or a job), the job count,
+the fixed overhead (the dry run's wall time: parsing the Snakefile and building the
+DAG, which every run pays) and the job-seconds of each track (benchmark files,
+:func:`psybench.io.costs.rule_costs`, and for the cached rules the lifetimes of their
+script processes). Growth is linear when a doubled dimension doubles the job-seconds
+of the stages that scale with it and leaves the rest: ``FIGURE scaling_ratio_<case>``
+is the job-seconds of the stages the case doubles (:data:`SCALING`) over the base's
+(2 for linear growth; less where each job's start-up is a fixed part).
+
+Run: ``.venv/bin/python benchmarks/workflow_scaling.py [--cases base,stimuli_x2,...]``
+(about 10-15 minutes on 2 quiet cores). Figures: ``FIGURE <name> <value> <unit>``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from workflow_walltime import CACHED_SCRIPTS, ROOT, RssSampler, copy_workflow  # noqa: E402
+
+BASE = {
+    "display": {"px_per_deg": 4, "frames_per_s": 50, "width_px": 96, "height_px": 96, "supersample": 2},
+    "tracks": ["motion", "intphys"],
+    "motion": {
+        "duration_ms": 200,
+        "directions_deg": [0],
+        "generalisation": {n: {"levels": []} for n in ("contrast", "speed_deg_s", "frames_per_s")},
+        "diamonds": {"speed_deg_s": 8, "size_deg": 8, "line_width_deg": 0.5, "directions_deg": [0]},
+        "bars": {"speed_deg_s": 8, "width_deg": 0.5, "tilt_deg": 45, "lengths_deg": [4, 8]},
+        "dashed_bars": {"length_deg": 8, "n_tiles": [1, 2], "gap_fraction": 0.3},
+        "barberpole": {"aspect_ratios": [1, 2], "short_side_deg": 6, "sf_cpd": 0.5, "speed_deg_s": 4},
+        "gratings": {"diameters_deg": [2, 6, 12], "sf_cpd": 0.5, "speed_deg_s": 8},
+        "models": [{"name": "hs", "algorithm": "horn_schunck"}],
+    },
+    "intphys": {
+        "generator": {"seed": 0, "blocks": ["O1"], "per_condition": 1, "n_train": 4, "height": 48,
+                      "width": 48, "n_frames": 12},
+        "shard_size": 100,
+        "n_boot": 50,
+        "models": [{"name": "constant", "algorithm": "constant", "params": {"value": 0.5}},
+                   {"name": "flow", "algorithm": "flow"}],
+    },
+    "literature": "config/literature.yaml",
+}
+
+
+# the stages whose work a case doubles (rules; the cached ones by their script's name)
+SCALING = {
+    "stimuli_x2": ("motion_stimuli", "motion_responses", "motion_readouts"),
+    "models_x2": ("motion_responses", "motion_readouts", "motion_scores"),
+    "movies_x2": ("intphys_generate", "intphys_ingest", "intphys_predict"),
+}
+
+
+def case_config(case: str) -> tuple[dict, str]:
+    """The config of a case and the track whose work it doubles."""
+    cfg = copy.deepcopy(BASE)
+    if case == "base":
+        return cfg, ""
+    if case == "stimuli_x2":
+        cfg["motion"]["directions_deg"] = [0, 15]
+        cfg["motion"]["diamonds"]["directions_deg"] = [0, 15]
+        return cfg, "motion"
+    if case == "models_x2":
+        cfg["motion"]["models"].append({"name": "hs_b", "algorithm": "horn_schunck", "params": {"alpha": 2.0}})
+        return cfg, "motion"
+    if case == "movies_x2":
+        cfg["intphys"]["generator"]["per_condition"] = 2
+        return cfg, "intphys"
+    raise SystemExit(f"unknown case {case!r}; known: base, stimuli_x2, models_x2, movies_x2")
+
+
+def rule_seconds(work: Path, sampler: RssSampler) -> dict[str, float]:
+    """Job-seconds per rule: benchmark files, plus the sampled cached rules (by script)."""
+    sys.path.insert(0, str(ROOT))
+    from psybench.io.costs import rule_costs
+
+    out: dict[str, float] = {}
+    folder = work / "logs" / "benchmarks"
+    if folder.is_dir():
+        for row in rule_costs(folder).itertuples(index=False):
+            out[row.rule] = row.wall_s
+    for script, st in sampler.per_script().items():
+        if script in CACHED_SCRIPTS:
+            out[script] = out.get(script, 0.0) + st["sum_s"]
+    return out
+
+
+def by_track(rules: dict[str, float]) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for rule, seconds in rules.items():
+        out[rule.split("_")[0]] = out.get(rule.split("_")[0], 0.0) + seconds
+    return out
+
+
+def run_case(case: str, tmp: Path, cores: int) -> dict:
+    cfg, _ = case_config(case)
+    work = tmp / case
+    work.mkdir()
+    copy_workflow(work)
+    (work / "config" / "config.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
+    env = dict(os.environ, PYTHONPATH=str(work), OMP_NUM_THREADS="1")
+    snake = [sys.executable, "-m", "snakemake"]
+    t0 = time.perf_counter()
+    dry = subprocess.run([*snake, "-n", "all"], cwd=work, env=env, capture_output=True, text=True)
+    t_dry = time.perf_counter() - t0
+    if dry.returncode:
+        sys.exit(f"{case}: dry run failed:\n{dry.stderr[-3000:]}")
+    jobs = re.search(r"^total\s+(\d+)", dry.stdout + dry.stderr, flags=re.M)
+    sampler = RssSampler(work)
+    sampler.start()
+    t0 = time.perf_counter()
+    try:
+        proc = subprocess.run(["/usr/bin/time", "-f", "MAXRSS_KB %M", *snake, "--cores", str(cores), "all"],
+                              cwd=work, env=env, capture_output=True, text=True)
+    finally:
+        wall = time.perf_counter() - t0
+        sampler.stop.set()
+        sampler.join()
+    if proc.returncode:
+        sys.exit(f"{case}: run failed:\n{proc.stderr[-3000:]}")
+    rss = re.search(r"MAXRSS_KB (\d+)", proc.stderr)
+    job_peak = max((st["peak_mb"] for st in sampler.per_script().values()), default=0.0)
+    return {"wall_s": wall, "dry_s": t_dry, "jobs": int(jobs.group(1)) if jobs else -1,
+            "peak_rss_mb": max(int(rss.group(1)) / 1024 if rss else 0.0, job_peak),
+            "rules": rule_seconds(work, sampler)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--cases", default="base,stimuli_x2,models_x2,movies_x2")
+    ap.add_argument("--cores", type=int, default=2)
+    args = ap.parse_args()
+    cases = args.cases.split(",")
+    tmp = Path(tempfile.mkdtemp(prefix="psybench-scaling-"))
+    results = {}
+    try:
+        for case in cases:
+            results[case] = r = run_case(case, tmp, args.cores)
+            r["tracks"] = by_track(r["rules"])
+            tracks = ", ".join(f"{t} {s:.1f} s" for t, s in sorted(r["tracks"].items()))
+            print(f"{case:11s} {r['jobs']:3d} jobs  wall {r['wall_s']:6.1f} s  fixed (dry run) {r['dry_s']:5.1f} s  "
+                  f"peak RSS {r['peak_rss_mb']:5.0f} MB  job-seconds: {tracks}", flush=True)
+            print(f"FIGURE scaling_{case}_wall_s {r['wall_s']:.1f} s")
+            print(f"FIGURE scaling_{case}_fixed_s {r['dry_s']:.1f} s")
+            print(f"FIGURE scaling_{case}_peak_rss_mb {r['peak_rss_mb']:.0f} MB")
+            print(f"FIGURE scaling_{case}_jobs {r['jobs']} jobs")
+            for track, seconds in sorted(r["tracks"].items()):
+                print(f"FIGURE scaling_{case}_job_s_{track} {seconds:.1f} s")
+        if "base" in results:
+            for case in cases:
+                if case not in SCALING:
+                    continue
+                base = sum(results["base"]["rules"].get(rule, 0.0) for rule in SCALING[case])
+                got = sum(results[case]["rules"].get(rule, 0.0) for rule in SCALING[case])
+                if base:
+                    print(f"{case}: job-seconds of {', '.join(SCALING[case])}: {base:.1f} s -> {got:.1f} s")
+                    print(f"FIGURE scaling_ratio_{case} {got / base:.2f} x(base; 2 = linear)")
+        print(f"load average at the end: {os.getloadavg()[0]:.1f} (2 cores)")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

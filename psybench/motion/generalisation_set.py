@@ -1,0 +1,98 @@
+"""The generalisation runs of a workflow config: which stimuli each re-run renders, at which level.
+
+Read while the Snakefile is parsed, so it imports only the stimulus set and the display
+(no criteria, fits or stores): the planning of every run, including the no-op rerun,
+pays for nothing else (issue 15). The runs themselves are described in
+:mod:`psybench.motion.generalisation`, which re-exports these names.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any
+
+from psybench.motion.display import Display
+from psybench.motion.stimuli.sets import _tag, stimulus_set
+
+__all__ = ["NUISANCES", "baseline_level", "generalisation_variants"]
+
+#: The nuisances of ``motion.generalisation``, each a key of its own.
+NUISANCES: tuple[str, ...] = ("contrast", "speed_deg_s", "frames_per_s")
+
+# the motion-section key whose speed each experiment uses, for the baseline of the speed nuisance
+_SPEED_SECTION = {"diamonds": "diamonds", "dashed_bars": "bars", "barberpole": "barberpole",
+                  "grating_size": "gratings"}
+
+
+def baseline_level(config: Mapping[str, Any], nuisance: str, experiment: str) -> float:
+    """The main run's level of ``nuisance`` for ``experiment`` (config validated, defaults filled)."""
+    if nuisance == "contrast":
+        return float(config["motion"]["contrast"])
+    if nuisance == "frames_per_s":
+        return float(config["display"]["frames_per_s"])
+    if nuisance == "speed_deg_s":
+        return float(config["motion"][_SPEED_SECTION[experiment]]["speed_deg_s"])
+    raise ValueError(f"motion.generalisation: unknown nuisance {nuisance!r}; known {list(NUISANCES)}")
+
+
+def generalisation_variants(config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The generalisation runs of a (validated, defaults filled) workflow config.
+
+    Parameters
+    ----------
+    config : mapping
+        With ``display`` and ``motion`` (holding ``generalisation``).
+
+    Returns
+    -------
+    dict
+        ``{variant: {"nuisance", "level", "experiments", "display": display
+        section, "stimuli": {name: spec}}}``; variant names ``{nuisance}_{level}``
+        (``contrast_000p1``, ``speed_deg_s_020``, ``frames_per_s_200``). The
+        stimuli are those of :func:`~psybench.motion.stimuli.stimulus_set` for the
+        re-run experiments at ``generalisation.directions_deg``, with the nuisance
+        replaced: ``motion.contrast``, every experiment's ``speed_deg_s``, or
+        ``display.frames_per_s``. A level equal to the main run's (for every re-run
+        experiment) is not run again: the baseline row comes from the main run.
+
+    Raises
+    ------
+    ValueError
+        A stimulus that does not fit the display at that level, naming the key
+        ``motion.generalisation.<nuisance>.levels[i]``.
+    """
+    motion = config["motion"]
+    gen = motion.get("generalisation") or {}
+    out: dict[str, dict[str, Any]] = {}
+    for nuisance in NUISANCES:
+        section = gen.get(nuisance) or {}
+        experiments = list(section.get("experiments") or [])
+        for i, level in enumerate(section.get("levels") or []):
+            level = float(level)
+            if not experiments or all(baseline_level(config, nuisance, e) == level for e in experiments):
+                continue
+            cfg = {k: copy.deepcopy(v) for k, v in motion.items()
+                   if k not in ("generalisation", "models", "criteria", "readout")}
+            cfg["directions_deg"] = list(gen.get("directions_deg") or [0.0])
+            if isinstance(cfg.get("diamonds"), Mapping):
+                cfg["diamonds"] = {**cfg["diamonds"], "directions_deg": None}
+            display = dict(config["display"])
+            if nuisance == "contrast":
+                cfg["contrast"] = level
+            elif nuisance == "speed_deg_s":
+                for key in ("diamonds", "bars", "barberpole", "gratings"):
+                    cfg[key] = {**(cfg.get(key) or {}), "speed_deg_s": level}
+                if (cfg.get("dashed_bars") or {}).get("speed_deg_s") is not None:
+                    cfg["dashed_bars"] = {**cfg["dashed_bars"], "speed_deg_s": level}
+            else:
+                display["frames_per_s"] = level
+            where = f"motion.generalisation.{nuisance}.levels[{i}]"
+            try:
+                stimuli = stimulus_set(cfg, display=Display.from_config(display), experiments=experiments)
+            except ValueError as exc:
+                raise ValueError(f"{where} ({level:g}): {exc}") from None
+            name = f"{nuisance}_{_tag(level, 3)}"
+            out[name] = {"nuisance": nuisance, "level": level, "experiments": experiments,
+                         "display": display, "stimuli": stimuli}
+    return out
