@@ -40,7 +40,7 @@ from pathlib import Path
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from workflow_walltime import CACHED_SCRIPTS, ROOT, RssSampler, copy_workflow  # noqa: E402
+from workflow_walltime import CACHED_SCRIPTS, RssSampler, copy_workflow  # noqa: E402
 
 BASE = {
     "display": {"px_per_deg": 4, "frames_per_s": 50, "width_px": 96, "height_px": 96, "supersample": 2},
@@ -96,7 +96,7 @@ def case_config(case: str) -> tuple[dict, str]:
 
 def rule_seconds(work: Path, sampler: RssSampler) -> dict[str, float]:
     """Job-seconds per rule: benchmark files, plus the sampled cached rules (by script)."""
-    sys.path.insert(0, str(ROOT))
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from psybench.io.costs import rule_costs
 
     out: dict[str, float] = {}

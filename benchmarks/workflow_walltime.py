@@ -113,17 +113,21 @@ def timed_snakemake(work: Path, *args: str, check: bool = True) -> tuple[float, 
 
 def print_rules(sampler: RssSampler) -> None:
     stats = sorted(sampler.per_script().items())
-    print("per rule (script): jobs, peak RSS of the largest job (VmHWM), longest job (sampled lifetime)")
+    print("per rule (script): jobs, peak RSS of the largest job (VmHWM), longest job, all jobs (sampled lifetimes)")
     for script, st in stats:
-        print(f"  {script:32s} {st['n']:4d} jobs  {st['peak_mb']:7.0f} MB  {st['max_s']:6.1f} s")
+        print(f"  {script:32s} {st['n']:4d} jobs  {st['peak_mb']:7.0f} MB  {st['max_s']:6.1f} s  {st['sum_s']:7.1f} s")
     for script, st in stats:
         print(f"FIGURE peak_rss_mb_{script} {st['peak_mb']:.0f} MB")
         print(f"FIGURE max_job_s_{script} {st['max_s']:.1f} s")
+        print(f"FIGURE script_job_s_{script} {st['sum_s']:.1f} s")
+    motion = sum(st["sum_s"] for script, st in stats if script.startswith("motion_"))
+    print(f"FIGURE sampled_job_s_motion {motion:.1f} s")
+    print(f"FIGURE sampled_jobs_motion {sum(st['n'] for script, st in stats if script.startswith('motion_'))} jobs")
 
 
 def print_costs(work: Path, sampler: RssSampler) -> None:
     """The per-rule table of the benchmark files, the cached rules from the sampler, job-seconds per track."""
-    sys.path.insert(0, str(ROOT))
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's library
     from psybench.io.costs import rule_costs
 
     folder = work / "logs" / "benchmarks"

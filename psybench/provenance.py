@@ -20,10 +20,31 @@ __all__ = ["code_hash", "params_hash", "module_files"]
 PACKAGE_ROOT = Path(__file__).resolve().parent
 
 
+def _psybench_source(name: str) -> Path | None:
+    """psybench's own module or package ``__init__.py`` for a dotted name, found without importing.
+
+    ``importlib.util.find_spec("a.b.c")`` imports ``a.b`` first: hashing
+    ``psybench.motion.criteria.directions`` would import the criteria, the fits and
+    SciPy while the Snakefile is parsed, on every run (issue 15).
+    """
+    parts = name.split(".")
+    if parts[0] != PACKAGE_ROOT.name:
+        return None
+    base = PACKAGE_ROOT.joinpath(*parts[1:])
+    for candidate in (base / "__init__.py", base.with_suffix(".py")):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
 def module_files(modules: Iterable[str]) -> list[Path]:
     """Source files of dotted module or package names (packages: every ``*.py`` below)."""
     files: set[Path] = set()
     for name in modules:
+        own = _psybench_source(name) if name != PACKAGE_ROOT.name else PACKAGE_ROOT / "__init__.py"
+        if own is not None:
+            files.update(own.parent.rglob("*.py") if own.name == "__init__.py" else [own])
+            continue
         spec = importlib.util.find_spec(name)
         if spec is None or spec.origin is None:
             raise ValueError(f"cannot locate module {name!r} to hash its code")

@@ -84,3 +84,24 @@ def test_completed_run_has_one_job_per_model_and_a_cost_per_job(completed_workfl
     assert {"motion_readouts", "motion_scores", "motion_table1"} <= set(table.index)
     assert table.loc["motion_readouts", "jobs"] == 1 and table.loc["motion_readouts", "wall_s"] > 0
     assert table.loc["motion_readouts", "peak_rss_mb"] > 20  # a Python process with numpy
+
+
+def test_code_hash_imports_nothing_and_hashes_the_same_files():
+    """Planning hashes library code on every run: it must not import what it hashes (issue 15)."""
+    import importlib.util
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from psybench.provenance import module_files
+
+    names = ["psybench.motion.criteria.directions", "psybench.aggregate.pareto", "psybench.motion.fits", "psybench.io"]
+    for name in names:  # the files find_spec (which imports the parents) gives
+        spec = importlib.util.find_spec(name)
+        origin = Path(spec.origin)
+        want = sorted(origin.parent.rglob("*.py")) if origin.name == "__init__.py" else [origin]
+        assert module_files([name]) == want, name
+    code = ("import sys; from psybench.provenance import code_hash; code_hash(%r); "
+            "print(sorted(m for m in ('scipy', 'pandas', 'zarr', 'psybench.motion.criteria') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code % names], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
