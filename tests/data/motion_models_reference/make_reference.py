@@ -34,7 +34,7 @@ def model_flow(name: str, frames: np.ndarray, **extra) -> np.ndarray:
     algorithm = "simoncelli_heeger" if name == "simoncelli_heeger" else "tlapale_v1mt"
     spec = resolve_model({"name": name, "algorithm": algorithm, "params": MODELS[name]})
     chunks = (frames[i:i + 7] for i in range(0, len(frames), 7))
-    outs = list(spec.algorithm.function(chunks, display=DISPLAY, **spec.params, **extra))
+    outs = list(spec.algorithm.function(chunks, display=DISPLAY, **{**spec.params, **extra}))
     return np.concatenate([o["flow"] for o in outs])[:, ::4, ::4]
 
 

@@ -134,7 +134,7 @@ class _HSLevel:
         """The per-pixel 2 x 2 diagonal blocks' inverse applied to ``r`` (block Jacobi)."""
         return np.stack([(self.q * r[0] - self.jxy * r[1]) / self.det, (self.p * r[1] - self.jxy * r[0]) / self.det])
 
-    def v_cycle(self, b: np.ndarray, sweeps: int = 2, omega: float = 0.7) -> np.ndarray:
+    def v_cycle(self, b: np.ndarray, sweeps: int = 1, omega: float = 0.7) -> np.ndarray:
         """Symmetric multigrid V-cycle from 0 (damped block-Jacobi smoothing): an SPD approximation of ``A^-1 b``."""
         x = omega * self.block_solve(b)
         for _ in range(sweeps - 1):
@@ -295,7 +295,7 @@ def horn_schunck(
         0.8 px/frame from the solution on a 256 x 256 diamond). At 1e-6 the flow is
         within 3e-4 px/frame of the solution there (measured against a solve to
         1e-11; tests/test_motion_models_hs_solver.py checks it against a direct
-        sparse solve), reached in about 17 multigrid-preconditioned iterations.
+        sparse solve), reached in about 23 multigrid-preconditioned iterations.
     multigrid : bool
         Precondition the conjugate gradients by a multigrid V-cycle (default);
         False uses the per-pixel block Jacobi step alone (same solution, about
