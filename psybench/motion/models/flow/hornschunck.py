@@ -78,7 +78,7 @@ def _prolong1(x: np.ndarray, n: int) -> np.ndarray:
     """Linear interpolation along the last axis from ``ceil(n / 2)`` cells to ``n`` (cell centres, edges clamped)."""
     m = x.shape[-1]
     xe = np.concatenate([x[..., :1], x, x[..., -1:]], axis=-1)
-    out = np.empty(x.shape[:-1] + (2 * m,))
+    out = np.empty(x.shape[:-1] + (2 * m,), x.dtype)
     centre = 0.75 * xe[..., 1:m + 1]
     out[..., 0::2] = centre + 0.25 * xe[..., :m]
     out[..., 1::2] = centre + 0.25 * xe[..., 2:]
@@ -89,7 +89,7 @@ def _restrict1(r: np.ndarray) -> np.ndarray:
     """The adjoint (transpose) of :func:`_prolong1` along the last axis: ``n`` fine values to ``ceil(n / 2)`` cells."""
     n = r.shape[-1]
     if n % 2:
-        r = np.concatenate([r, np.zeros(r.shape[:-1] + (1,))], axis=-1)
+        r = np.concatenate([r, np.zeros(r.shape[:-1] + (1,), r.dtype)], axis=-1)
     even, odd = r[..., 0::2], r[..., 1::2]
     out = 0.75 * (even + odd)
     out[..., :-1] += 0.25 * even[..., 1:]
@@ -112,13 +112,13 @@ def _prolong(x: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
 class _HSLevel:
     """``A w = J w + s (w - K * w)`` on one grid (K a 3 x 3 average, replicated borders) and its block diagonal."""
 
-    def __init__(self, jxx, jxy, jyy, s: float, kernel: np.ndarray):
+    def __init__(self, jxx, jxy, jyy, s: float, kernel: np.ndarray, coarsen: bool = True):
         self.jxx, self.jxy, self.jyy, self.s, self.kernel = jxx, jxy, jyy, s, kernel
-        d = s * (1.0 - _self_weight(kernel, jxx.shape))
+        d = (s * (1.0 - _self_weight(kernel, jxx.shape))).astype(jxx.dtype)
         self.p, self.q = jxx + d, jyy + d
         self.det = self.p * self.q - jxy * jxy
         self.coarse = None
-        if min(jxx.shape) >= 8:
+        if coarsen and min(jxx.shape) >= 8:
             # the energy on cells twice as large: the data terms add up (lumped P^T J P), while the
             # smoothness term keeps its weight (a 2-D Dirichlet energy does not change with the grid's scale)
             self.coarse = _HSLevel(*(_restrict(a) for a in (jxx, jxy, jyy)), s, kernel)
@@ -176,10 +176,14 @@ def _hs_pcg(jxx: np.ndarray, jxy: np.ndarray, jyy: np.ndarray, b: np.ndarray, a2
     relative_residual : float
         ``|b - A x| / b_norm`` at return (recomputed, not the recursive estimate).
     """
-    level = _HSLevel(jxx, jxy, jyy, a2, HS_AVERAGE_KERNEL)
-    if not multigrid:
-        level.coarse = None
-    precondition = level.v_cycle if multigrid else level.block_solve
+    level = _HSLevel(jxx, jxy, jyy, a2, HS_AVERAGE_KERNEL, coarsen=False)  # the operator itself, in float64
+    precondition = level.block_solve
+    if multigrid:  # the preconditioner in float32 (twice as fast): it sets the path, not the solution
+        f32 = _HSLevel(*(a.astype(np.float32) for a in (jxx, jxy, jyy)), a2, _HS_KERNEL32)
+
+        def precondition(r: np.ndarray) -> np.ndarray:
+            return f32.v_cycle(r.astype(np.float32)).astype(np.float64)
+
     res = b - level.apply(x)
     done = 0
     if np.sqrt(_dot(res, res)) > tol * b_norm:
