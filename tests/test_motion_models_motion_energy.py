@@ -123,7 +123,10 @@ def test_streaming_is_chunk_invariant_and_causal():
     changed = frames.copy()
     changed[10:] = 0.5
     c = run(changed, chunk=4)
-    np.testing.assert_array_equal(c["flow"][:10], b["flow"][:10])
+    # causal to float32 rounding: the OpenCV and BLAS kernels filter a block's frames together,
+    # and their rounding depends on a frame's place in the block (measured: <= 1.8e-7 px/frame)
+    np.testing.assert_allclose(c["flow"][:10], b["flow"][:10], rtol=0, atol=1e-6)
+    assert np.abs(c["flow"][10:] - b["flow"][10:]).max() > 1e-2  # the change itself is seen
 
 
 def test_flow_from_distribution_is_eq2():

@@ -60,11 +60,11 @@ import math
 from collections.abc import Iterator
 
 import numpy as np
-from scipy import ndimage
 
 from psybench.motion.display import Display
+from psybench.motion.models import filters
+from psybench.motion.models.filters import downsample_frames
 from psybench.motion.models.motion_energy import (
-    downsample_frames,
     speeds_px_per_frame,
     upsample_blocks,
     velocity_grid,
@@ -73,15 +73,6 @@ from psybench.motion.population import direction_pooling
 from psybench.registry import register
 
 __all__ = ["tlapale_v1mt"]
-
-
-def _blur(x: np.ndarray, sigma: float) -> np.ndarray:
-    """Gaussian blur of ``(..., h, w)`` over the last two axes (reflect at borders)."""
-    if sigma <= 0:
-        return x
-    nd = x.ndim
-    out = ndimage.gaussian_filter1d(x, sigma, axis=nd - 1, mode="nearest", truncate=3.0)
-    return ndimage.gaussian_filter1d(out, sigma, axis=nd - 2, mode="nearest", truncate=3.0)
 
 
 def _shift_bilinear(img: np.ndarray, dx: float, dy: float, pad: int) -> np.ndarray:
@@ -125,9 +116,18 @@ class _V1MT:
         nv = len(self.vel)
         n_dir = int(p["n_velocity_directions"])
         self.pool_v = direction_pooling((nv - 1) // n_dir, n_dir, p["direction_pooling_deg"])
+        self.pool_identity = bool(np.array_equal(self.pool_v, np.eye(nv)))
         h, w = shape
-        self.r1 = np.zeros((nv, h, w), np.float32)
-        self.r2 = np.zeros((nv, h, w), np.float32)
+        # state in the (h, V, w) layout of psybench.motion.models.filters (one OpenCV call per blur axis)
+        self.r1 = np.zeros((h, nv, w), np.float32)
+        self.r2 = np.zeros((h, nv, w), np.float32)
+        self.a1 = np.empty((h, nv, w), np.float32)
+        self.match_kernel = filters.gaussian_kernel(self.match_sigma / self.pool) if self.match_sigma > 0 else None
+        self.mt_kernel = filters.gaussian_kernel(self.mt_sigma) if self.mt_sigma > 0 else None
+        if self.surround_on:  # the pool is as wide as the display: exact as (h, h) and (w, w) matrix products
+            norm = np.float32(self.cell_deg2 * 2 * np.pi * self.surround_sigma**2)
+            self.surround_y = filters.gaussian_matrix(h, self.surround_sigma) * norm
+            self.surround_x = filters.gaussian_matrix(w, self.surround_sigma).T
         self.s = np.zeros((h, w), np.float32)
         self.hist: list[np.ndarray] = []  # last `lag` frames on the matching grid
         max_disp = float(np.abs(self.vel).max()) * self.lag / self.dsm
@@ -135,11 +135,11 @@ class _V1MT:
 
     # -- input ----------------------------------------------------------------------
     def likelihood(self, cur: np.ndarray) -> np.ndarray:
-        """Local velocity evidence ``S`` (V, h, w) in [0, 1] from the current matching-grid frame."""
+        """Local velocity evidence ``S`` (h, V, w) in [0, 1] from the current matching-grid frame."""
         nv = len(self.vel)
         h, w = cur.shape[0] // self.pool, cur.shape[1] // self.pool
         if not self.hist:
-            return np.zeros((nv, h, w), np.float32)
+            return np.zeros((h, nv, w), np.float32)
         m = len(self.hist)  # frames back (<= lag): m v is the expected displacement
         prev = np.pad(self.hist[0], self.pad, mode="edge")
         d = np.empty((nv,) + cur.shape, np.float32)
@@ -153,12 +153,16 @@ class _V1MT:
                 for j in range(q):
                     acc += d[:, i::q, j::q]
             d = acc / (q * q)
-        d = _blur(d, self.match_sigma / self.pool)
-        mean = d.mean(axis=0)
-        rel = d / (mean + 1e-12)
-        like = np.exp(-self.p["beta"] * (rel - rel.min(axis=0)))  # max over v is exactly 1
-        contrast = mean / (mean + self.p["c50"] ** 2)
-        return (like * contrast).astype(np.float32)
+        d = np.ascontiguousarray(d.transpose(1, 0, 2))  # (h, V, w)
+        if self.match_kernel is not None:
+            d = filters.correlate_y(filters.correlate_x(d, self.match_kernel), self.match_kernel)
+        mean = d.mean(axis=1, keepdims=True)
+        rel = np.divide(d, mean + 1e-12, out=d)
+        rel -= rel.min(axis=1, keepdims=True)
+        rel *= np.float32(-self.p["beta"])
+        like = np.exp(rel, out=rel)  # max over v is exactly 1
+        like *= mean / (mean + self.p["c50"] ** 2)  # input contrast gain
+        return like
 
     def push(self, cur: np.ndarray) -> None:
         self.hist.append(cur)
@@ -174,43 +178,54 @@ class _V1MT:
         return gx, gy
 
     def diffusion(self, r: np.ndarray, gx: np.ndarray, gy: np.ndarray) -> np.ndarray:
-        """``sum_y w(x, y) (r(y) - r(x))`` over the 4-neighbourhood (no flux through the border)."""
+        """``sum_y w(x, y) (r(y) - r(x))`` over the 4-neighbourhood of ``r`` (h, V, w) (no flux through the border)."""
         out = np.zeros_like(r)
-        fx = gx * (r[:, :, 1:] - r[:, :, :-1])
+        fx = gx[:, None, :] * (r[:, :, 1:] - r[:, :, :-1])
         out[:, :, :-1] += fx
         out[:, :, 1:] -= fx
-        fy = gy * (r[:, 1:, :] - r[:, :-1, :])
-        out[:, :-1, :] += fy
-        out[:, 1:, :] -= fy
+        fy = gy[:, None, :] * (r[1:] - r[:-1])
+        out[:-1] += fy
+        out[1:] -= fy
         return out
 
     def step_frame(self, drive: np.ndarray, lum: np.ndarray) -> None:
+        """Integrate one frame of the dynamics driven by ``drive`` (h, V, w) (exponential Euler, in place)."""
         p = self.p
         gx, gy = self.gates(lum)
+        q = p["v1_exponent"]
+        a1, r1, r2 = self.a1, self.r1, self.r2
         for _ in range(self.n_sub):
-            a1 = drive * (1.0 + p["feedback_gain"] * self.r2)
-            q = p["v1_exponent"]
+            np.multiply(r2, np.float32(p["feedback_gain"]), out=a1)  # a1 = S (1 + C r2)
+            a1 += 1.0
+            a1 *= drive
             if q == 2:
-                a1 = a1 * a1
+                a1 *= a1
             elif q != 1:
-                a1 = a1**q
-            t1 = a1 / (p["sigma_v1"] + a1.mean(axis=0, keepdims=True))
-            self.r1 = t1 + (self.r1 - t1) * self.e1
-            across = (self.pool_v @ self.r1.reshape(len(self.vel), -1)).reshape(self.r1.shape)
-            pooled = _blur(across, self.mt_sigma)
+                np.power(a1, q, out=a1)
+            den = a1.mean(axis=1, keepdims=True)
+            den += p["sigma_v1"]
+            t1 = np.divide(a1, den, out=a1)
+            r1 -= t1  # r1 = t1 + (r1 - t1) e1
+            r1 *= self.e1
+            r1 += t1
+            across = r1 if self.pool_identity else self.pool_v @ r1
+            pooled = across.copy() if self.mt_kernel is None else filters.correlate_y(
+                filters.correlate_x(across, self.mt_kernel), self.mt_kernel)
             if self.surround_on:
                 # stimulated area (deg^2) seen through the surround's peak-1 Gaussian window
-                ts = self.cell_deg2 * ndimage.gaussian_filter(
-                    pooled.mean(axis=0), self.surround_sigma, mode="constant", truncate=3.0
-                ) * (2 * np.pi * self.surround_sigma**2)
+                ts = self.surround_y @ pooled.mean(axis=1) @ self.surround_x
                 self.s = ts + (self.s - ts) * self.es
-            t2 = pooled / p["sigma_mt"]
+            t2 = pooled
+            t2 /= p["sigma_mt"]
             if self.diff > 0:
-                t2 = t2 + self.diff * self.diffusion(self.r2, gx, gy)
-            self.r2 = np.maximum(t2 + (self.r2 - t2) * self.e2, 0.0)
+                t2 += self.diff * self.diffusion(r2, gx, gy)
+            r2 -= t2  # r2 = max(t2 + (r2 - t2) e2, 0)
+            r2 *= self.e2
+            r2 += t2
+            np.maximum(r2, 0.0, out=r2)
 
-    def readout(self) -> tuple[np.ndarray, np.ndarray]:
-        """``p = m + r0`` and its eq. 2 flow on the model grid, shapes (h, w, V) and (h, w, 2).
+    def readout(self, with_p: bool = True) -> tuple[np.ndarray | None, np.ndarray]:
+        """``p = m + r0`` (None unless ``with_p``) and its eq. 2 flow on the model grid, (h, w, V) and (h, w, 2).
 
         ``m`` is the surround-normalised MT output.
 
@@ -220,13 +235,14 @@ class _V1MT:
         """
         r2 = self.r2
         if self.surround_on:  # centre-surround divisive normalisation of MT's output
-            r2 = r2 / (1.0 + (self.s / self.p["surround_area_deg2"]) ** self.p["surround_exponent"])
-        r2 = np.moveaxis(r2, 0, -1)
+            gain = 1.0 + (self.s / self.p["surround_area_deg2"]) ** self.p["surround_exponent"]
+            r2 = r2 / gain[:, None, :]
+        r2 = r2.transpose(0, 2, 1)
         r0 = np.float32(self.p["spontaneous"])
         den = r2.sum(axis=-1, keepdims=True) + r0 * r2.shape[-1]
         num = r2 @ self.vel
         flow = np.where(den > 1e-12, num / np.maximum(den, 1e-12), 0.0).astype(np.float32)
-        return r2 + r0, flow
+        return (r2 + r0 if with_p else None), flow
 
 
 _SPEEDS_DEG_S = (3.75, 7.5, 11.25, 18.75, 37.5)
@@ -272,6 +288,7 @@ def tlapale_v1mt(
     diffusion_per_ms: float = 0.01,
     lum_sigma: float = 0.1,
     spontaneous: float = 0.5,
+    return_p: bool = True,
 ) -> Iterator[dict[str, np.ndarray]]:
     """Recurrent V1-MT model with feedback, luminance-gated diffusion and surround normalisation.
 
@@ -331,12 +348,17 @@ def tlapale_v1mt(
         (contrast units).
     spontaneous : float
         ``r0``, spontaneous MT rate added at every velocity in ``p``.
+    return_p : bool
+        Yield the population ``"p"``. False skips building and replicating it
+        (about a sixth of the model's time at 256 x 256) and leaves ``"flow"``
+        unchanged: for callers that use only the readout.
 
     Yields
     ------
     dict
         ``"flow"``: ndarray, shape (t, H, W, 2), float32 px/frame (RR-7317 eq. 2);
-        ``"p"``: ndarray, shape (t, H, W, V), float32, ``m + r0`` over the velocity grid.
+        ``"p"`` (if ``return_p``): ndarray, shape (t, H, W, V), float32, ``m + r0`` over the
+        velocity grid.
     """
     params = dict(locals())
     del params["chunks"], params["display"]
@@ -377,7 +399,7 @@ def tlapale_v1mt(
         h, w = match.shape[1] // pool, match.shape[2] // pool
         if state is None:
             state = _V1MT(display, params, vel, (h, w))
-        p_out = np.empty((n, h, w, len(vel)), np.float32)
+        p_out = np.empty((n, h, w, len(vel)), np.float32) if return_p else None
         flow = np.empty((n, h, w, 2), np.float32)
         for i in range(n):
             cur = match[i]
@@ -385,11 +407,15 @@ def tlapale_v1mt(
             lum = cur.reshape(h, pool, w, pool).mean(axis=(1, 3)) if pool > 1 else cur
             state.step_frame(drive, lum)
             state.push(cur)
-            p_out[i], flow[i] = state.readout()
+            pop, flow[i] = state.readout(return_p)
+            if return_p:
+                p_out[i] = pop
         for a in range(0, n, 4):  # full-resolution outputs a few frames at a time (bounded memory)
             b = min(n, a + 4)
-            yield {"flow": upsample_blocks(flow[a:b], downsample, height, width),
-                   "p": upsample_blocks(p_out[a:b], downsample, height, width)}
+            out = {"flow": upsample_blocks(flow[a:b], downsample, height, width)}
+            if return_p:
+                out["p"] = upsample_blocks(p_out[a:b], downsample, height, width)
+            yield out
 
 
 tlapale_v1mt.velocities = _v1mt_velocities

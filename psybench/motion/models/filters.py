@@ -1,0 +1,97 @@
+"""Separable filtering of stacks of images, the bio-inspired models' inner loop.
+
+The models filter many images of one size at once (V1 directions x frames,
+velocity channels). They keep these stacks in an ``(h, C, w)`` layout (rows,
+channels, columns), in which one OpenCV call filters every image along ``x``
+(the array seen as a ``(h C, w)`` image: each row is one image row) and one call
+along ``y`` (seen as ``(h, C w)``: each column is one image column), with
+replicated borders (``scipy.ndimage``'s ``mode="nearest"``). OpenCV's
+``sepFilter2D`` is multithreaded (``cv2.setNumThreads``) and about six times
+faster than ``scipy.ndimage.correlate1d`` along a non-contiguous axis; the sums
+are the same up to float32 rounding (tested against ``scipy.ndimage``).
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+__all__ = ["gaussian_kernel", "correlate_x", "correlate_y", "gaussian_matrix", "downsample_frames"]
+
+_ONE = np.ones((1, 1), np.float32)
+
+
+def gaussian_kernel(sigma: float, truncate: float = 3.0) -> np.ndarray:
+    """The sampled, unit-sum Gaussian of ``scipy.ndimage.gaussian_filter1d`` (radius ``int(truncate sigma + 0.5)``).
+
+    Returns
+    -------
+    ndarray, shape (2 r + 1,), float32
+    """
+    radius = int(truncate * float(sigma) + 0.5)
+    x = np.arange(-radius, radius + 1, dtype=np.float64)
+    k = np.exp(-0.5 * x * x / float(sigma) ** 2)
+    return (k / k.sum()).astype(np.float32)
+
+
+def _as_column(kernel: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(kernel, dtype=np.float32).reshape(-1, 1)
+
+
+def correlate_x(x: np.ndarray, kernel: np.ndarray) -> np.ndarray:
+    """Correlate every image of a C-contiguous float32 stack ``(..., w)`` with ``kernel`` along its last axis.
+
+    Borders replicate (``mode="nearest"``). Returns a new array of the same shape.
+    """
+    flat = x.reshape(-1, x.shape[-1])
+    return cv2.sepFilter2D(flat, -1, _as_column(kernel), _ONE, borderType=cv2.BORDER_REPLICATE).reshape(x.shape)
+
+
+def correlate_y(x: np.ndarray, kernel: np.ndarray) -> np.ndarray:
+    """Correlate a C-contiguous float32 stack ``(h, ...)`` with ``kernel`` along its first axis (rows).
+
+    Borders replicate (``mode="nearest"``). Returns a new array of the same shape.
+    """
+    flat = x.reshape(x.shape[0], -1)
+    return cv2.sepFilter2D(flat, -1, _ONE, _as_column(kernel), borderType=cv2.BORDER_REPLICATE).reshape(x.shape)
+
+
+def gaussian_matrix(n: int, sigma: float, truncate: float = 3.0) -> np.ndarray:
+    """``G`` with ``G @ x`` = ``scipy.ndimage.gaussian_filter1d(x, sigma, mode="constant", truncate=truncate)``.
+
+    For kernels as wide as the image (a surround pool), a dense ``(n, n)`` matrix
+    product is cheaper than the convolution and exact (zero outside the image).
+
+    Returns
+    -------
+    ndarray, shape (n, n), float32
+    """
+    k = gaussian_kernel(sigma, truncate).astype(np.float64)
+    radius = len(k) // 2
+    offset = np.arange(n)[None, :] - np.arange(n)[:, None]  # j - i
+    inside = np.abs(offset) <= radius
+    return np.where(inside, k[np.clip(offset + radius, 0, len(k) - 1)], 0.0).astype(np.float32)
+
+
+def downsample_frames(frames: np.ndarray, factor: int) -> np.ndarray:
+    """Gaussian anti-alias blur (sigma = factor / 2, truncated at 3 sigma) and decimation of ``(t, H, W)`` frames.
+
+    The grid is padded (edge values) to a multiple of ``factor``; pixel
+    ``factor // 2`` of each block is kept.
+
+    Returns
+    -------
+    ndarray, shape (t, ceil(H / factor), ceil(W / factor)), float32
+    """
+    if factor == 1:
+        return frames.astype(np.float32, copy=False)
+    t, h, w = frames.shape
+    ph, pw = (-h) % factor, (-w) % factor
+    if ph or pw:
+        frames = np.pad(frames, ((0, 0), (0, ph), (0, pw)), mode="edge")
+    kernel = gaussian_kernel(factor / 2.0)
+    off = factor // 2
+    stack = np.ascontiguousarray(np.moveaxis(frames, 1, 0), dtype=np.float32)  # (H, t, W)
+    rows = correlate_y(stack, kernel)[off::factor]
+    blurred = correlate_x(np.ascontiguousarray(rows), kernel)[..., off::factor]
+    return np.ascontiguousarray(np.moveaxis(blurred, 0, 1))
