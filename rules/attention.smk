@@ -11,6 +11,9 @@ include: "attention_common.smk"
 wildcard_constraints:
     attention_movie="[A-Za-z0-9_-]+",
     attention_features="[A-Za-z0-9_.-]+",
+    attention_train="[A-Za-z0-9_-]+",
+    attention_model="[^/]+",
+    attention_L="[0-9]+",
 
 
 rule attention_stimuli:
@@ -71,10 +74,53 @@ rule attention_features:
         "../scripts/attention_features.py"
 
 
+rule attention_control_scanpaths:
+    input:
+        features=get_attention_scanpath_features,
+        gaze="results/attention/gaze/{attention_movie}.csv",
+    output:
+        table="results/attention/controls/{attention_movie}.csv",
+        parquet="results/attention/controls/{attention_movie}.parquet",
+    log:
+        "logs/attention/controls/{attention_movie}.log",
+    conda:
+        "../envs/psybench.yaml"
+    params:
+        evaluation=ATTENTION["evaluation"],
+        code_hash=ATTENTION_CODE["scanpaths"],
+    script:
+        "../scripts/attention_control_scanpaths.py"
+
+
+rule attention_evaluate_part:
+    input:
+        features=get_attention_part_features,
+        gaze=get_attention_part_gaze,
+        scanpaths="results/attention/controls/{attention_train}.parquet",
+    output:
+        table="results/attention/evaluate/{attention_model}/L{attention_L}/{attention_train}/table.csv",
+        table_parquet="results/attention/evaluate/{attention_model}/L{attention_L}/{attention_train}/table.parquet",
+        curves="results/attention/evaluate/{attention_model}/L{attention_L}/{attention_train}/curves.csv",
+        curves_parquet="results/attention/evaluate/{attention_model}/L{attention_L}/{attention_train}/curves.parquet",
+    log:
+        "logs/attention/evaluate/{attention_model}/L{attention_L}/{attention_train}.log",
+    conda:
+        "../envs/psybench.yaml"
+    params:
+        feature_stores=get_attention_part_stores,
+        gaze_tables=get_attention_gaze_tables(),
+        model=get_attention_part_model,
+        pairs=ATTENTION["pairs"],
+        lags_ms=ATTENTION["lags_ms"],
+        evaluation=ATTENTION["evaluation"],
+        code_hash=ATTENTION_CODE["evaluate"],
+    script:
+        "../scripts/attention_evaluate_part.py"
+
+
 rule attention_evaluate:
     input:
-        features=get_attention_feature_inputs,
-        gaze=list(get_attention_gaze_tables().values()),
+        parts=[p[k] for p in get_attention_parts() for k in ("table", "curves")],
     output:
         table="results/attention/table1.csv",
         table_parquet="results/attention/table1.parquet",
@@ -93,13 +139,10 @@ rule attention_evaluate:
     conda:
         "../envs/psybench.yaml"
     params:
-        feature_stores=get_attention_feature_stores(),
-        gaze_tables=get_attention_gaze_tables(),
+        parts=get_attention_parts(),
         models=get_attention_rows(),
         pairs=ATTENTION["pairs"],
-        lags_ms=ATTENTION["lags_ms"],
-        evaluation=ATTENTION["evaluation"],
-        code_hash=ATTENTION_CODE["evaluate"],
+        code_hash=ATTENTION_CODE["gather"],
     script:
         "../scripts/attention_evaluate.py"
 

@@ -17,18 +17,22 @@ ATTENTION_FEATURES = {m.features: m for m in ATTENTION_MODELS}
 ATTENTION_CODE = {
     "stimuli": code_hash(["psybench.attention.stimuli", "psybench.attention.ingest", "psybench.io.store"]),
     "gaze": code_hash(["psybench.attention.gaze", "psybench.io.tables"]),
+    "scanpaths": code_hash(
+        ["psybench.attention.table1", "psybench.attention.controls", "psybench.attention.gaze", "psybench.io.tables"]
+    ),
     "evaluate": code_hash(
         [
             "psybench.attention.table1",
             "psybench.attention.evaluate",
             "psybench.attention.tuning",
+            "psybench.attention.batch_tuning",
             "psybench.attention.controls",
             "psybench.attention.movies",
-            "psybench.attention.figures",
             "psybench.attention.gaze",
             "psybench.attention.metrics",
         ]
     ),
+    "gather": code_hash(["psybench.attention.table1", "psybench.attention.figures", "psybench.io.tables"]),
     "metrics": code_hash(
         [
             "psybench.attention.metrics",
@@ -107,3 +111,55 @@ def get_attention_metrics_settings():
     ev = ATTENTION["evaluation"]
     shared = {k: ev[k] for k in ("n_negatives", "min_dist_frac", "seed", "in_memory_mb")}
     return {"lags_ms": ATTENTION["lags_ms"], **shared, **ATTENTION["metrics"]}
+
+
+def get_attention_parts():
+    """The evaluation parts, one per Table 1 model row and training movie: [{features, L, train, table, curves}]."""
+    trains = list(dict.fromkeys(tr for tr, _te in ATTENTION["pairs"])) if ATTENTION_ON else []
+    out = []
+    for row in get_attention_rows():
+        for tr in trains:
+            base = f"results/attention/evaluate/{row['features']}/L{row['L']}/{tr}"
+            out.append({**row, "train": tr, "table": f"{base}/table.csv", "curves": f"{base}/curves.csv"})
+    return out
+
+
+def _attention_model(name):
+    for m in ATTENTION_MODELS:
+        if m.name == name:
+            return m
+    raise ValueError(f"attention.models has no model {name!r}")
+
+
+def _attention_part_movies(wildcards):
+    """The training movie of a part and the test movies paired with it."""
+    tr = wildcards.attention_train
+    return list(dict.fromkeys([tr, *(te for t, te in ATTENTION["pairs"] if t == tr)]))
+
+
+def get_attention_part_stores(wildcards):
+    """{movie: feature store} of a part's model on its training and test movies."""
+    key = _attention_model(wildcards.attention_model).features
+    return {m: f"results/attention/features/{key}/{m}.zarr" for m in _attention_part_movies(wildcards)}
+
+
+def get_attention_part_features(wildcards):
+    return list(get_attention_part_stores(wildcards).values())
+
+
+def get_attention_part_gaze(wildcards):
+    return [f"results/attention/gaze/{m}.csv" for m in _attention_part_movies(wildcards)]
+
+
+def get_attention_part_model(wildcards):
+    """Table 1 model row {features, L} of a part."""
+    m = _attention_model(wildcards.attention_model)
+    L = int(wildcards.attention_L)
+    if L not in m.L:
+        raise ValueError(f"attention model {m.name!r} has no L={L} (its L: {list(m.L)})")
+    return {"features": m.name, "L": L}
+
+
+def get_attention_scanpath_features(wildcards):
+    """One feature store of a training movie: its frame count, rate and gaze frame size."""
+    return f"results/attention/features/{ATTENTION_MODELS[0].features}/{wildcards.attention_movie}.zarr"

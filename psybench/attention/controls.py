@@ -20,10 +20,11 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from psybench.attention.batch_tuning import train_filters
 from psybench.attention.defaults import LAGS_MS, MIN_DIST_FRAC, N_NEGATIVES, N_SETS, SCATTER, SEED
 from psybench.attention.gaze.synthetic import random_physiological_scanpaths, random_saccade_scanpaths
 from psybench.attention.movies import MovieData
-from psybench.attention.tuning import lag_frames, train_filter, train_frames
+from psybench.attention.tuning import lag_frames, train_frames
 
 __all__ = ["RS_JUMP_RATES_HZ", "RP_SPILLS", "control_scanpaths", "control_filters", "movie_control_filters"]
 
@@ -87,7 +88,8 @@ def control_filters(
 
     RF: ``n_sets x n_per_set`` directions w ~ N(0, I). RS and RP: one Fisher filter
     per trajectory of :func:`control_scanpaths` (pass ``scanpaths`` to reuse them),
-    trained exactly as the humans' filters.
+    trained exactly as the humans' filters, all of a category at once
+    (:func:`psybench.attention.batch_tuning.train_filters`).
     """
     subjects = sorted(humans["subject"].unique())
     n_per_set = n_per_set or len(subjects)
@@ -100,15 +102,14 @@ def control_filters(
         out["rf"].append(w / np.linalg.norm(w))
     if scanpaths is None:
         scanpaths = control_scanpaths(movie, humans, n_sets=n_sets, n_per_set=n_per_set, seed=seed)
-    for name in ("rs", "rp"):
+    for name in ("rs", "rp"):  # all filters of a category in one batched training
+        tables, seeds = [], []
         for k, table in enumerate(scanpaths[name]):
             for j, (_subject, g) in enumerate(table.groupby("subject", sort=True)):
-                out[name].append(
-                    train_filter(movie, g, frames, lags=lags, L=L, n_negatives=n_negatives,
-                                 min_dist_frac=min_dist_frac,
-                                 seed=seed * 7919 + 31 * k + j + (0 if name == "rs" else 17),
-                                 scatter=scatter)
-                )
+                tables.append(g)
+                seeds.append(seed * 7919 + 31 * k + j + (0 if name == "rs" else 17))
+        out[name] = list(train_filters(movie, tables, frames, seeds=seeds, lags=lags, L=L, n_negatives=n_negatives,
+                                       min_dist_frac=min_dist_frac, scatter=scatter))
     return out
 
 

@@ -58,6 +58,8 @@ __all__ = [
     "auc_judd_no_jitter",
     "auc_borji",
     "auc_shuffled",
+    "borji_negatives",
+    "shuffled_negatives",
     "auc_shuffled_rank",
     "nss",
     "cc",
@@ -203,20 +205,55 @@ def _stepped_auc(pos: np.ndarray, negs: np.ndarray, step: float) -> float:
 
 
 def auc_borji(
-    saliency: np.ndarray, fixations: np.ndarray, *, n_splits: int = N_SPLITS, step: float = 0.1, seed: int = SEED
+    saliency: np.ndarray,
+    fixations: np.ndarray,
+    *,
+    n_splits: int = N_SPLITS,
+    step: float = 0.1,
+    seed: int = SEED,
+    negatives: np.ndarray | None = None,
 ) -> float:
     """AUC-Borji (MIT's ``AUC_Borji.m``).
 
     Negatives of split ``k``: ``default_rng(seed).integers(0, H * W, size=(n_splits,
     n_fix))[k]`` (flat cell indices, with replacement); ``n_fix`` = fixated cells.
+    ``negatives``: those indices already drawn (:func:`borji_negatives`).
     """
     s = _range(saliency).ravel()
     f = _mask(fixations, np.shape(saliency)).ravel()
     pos = s[f]
     if pos.size == 0:
         return float("nan")
-    neg = s[np.random.default_rng(seed).integers(0, s.size, size=(n_splits, pos.size))]
-    return _stepped_auc(pos, neg, step)
+    if negatives is None:
+        negatives = borji_negatives(s.size, pos.size, n_splits=n_splits, seed=seed)
+    return _stepped_auc(pos, s[negatives], step)
+
+
+def borji_negatives(n_cells: int, n_fix: int, *, n_splits: int = N_SPLITS, seed: int = SEED) -> np.ndarray:
+    """The negatives of :func:`auc_borji`, flat cell indices, shape (n_splits, n_fix).
+
+    They depend on the fixations and the seed only, not on the map: one draw serves
+    every map scored against the same fixations.
+    """
+    return np.random.default_rng(seed).integers(0, n_cells, size=(n_splits, n_fix))
+
+
+def shuffled_negatives(
+    fixations: np.ndarray, other_fixations: np.ndarray, *, n_splits: int = N_SPLITS, seed: int = SEED
+) -> np.ndarray | None:
+    """The negatives of :func:`auc_shuffled`, flat cell indices, shape (n_splits, min(n_fix, n_other)).
+
+    None when no cell is fixated or no other cell is. Independent of the map, like
+    :func:`borji_negatives`.
+    """
+    shape = np.shape(fixations)
+    n_fix = int(_mask(fixations, shape).sum())
+    ind = np.flatnonzero(_mask(other_fixations, shape).ravel())
+    if n_fix == 0 or ind.size == 0:
+        return None
+    rng = np.random.default_rng(seed)
+    n_oth = min(n_fix, ind.size)
+    return np.stack([ind[rng.permutation(ind.size)][:n_oth] for _ in range(n_splits)])
 
 
 def auc_shuffled(
@@ -227,25 +264,23 @@ def auc_shuffled(
     n_splits: int = N_SPLITS,
     step: float = 0.1,
     seed: int = SEED,
+    negatives: np.ndarray | None = None,
 ) -> float:
     """Shuffled AUC (MIT's ``AUC_shuffled.m``): negatives are cells fixated on other frames.
 
     ``other_fixations`` is used as a binary map (its fixated cells ``ind``, in flat
     order). Negatives of split ``k``: the first ``min(n_fix, len(ind))`` entries of
     ``ind[rng.permutation(len(ind))]``, one permutation per split from
-    ``rng = default_rng(seed)``. NaN when no other cell is fixated.
+    ``rng = default_rng(seed)``. NaN when no other cell is fixated. ``negatives``:
+    those indices already drawn (:func:`shuffled_negatives`).
     """
     s = _range(saliency).ravel()
-    shape = np.shape(saliency)
-    f = _mask(fixations, shape).ravel()
-    ind = np.flatnonzero(_mask(other_fixations, shape).ravel())
-    pos = s[f]
-    if pos.size == 0 or ind.size == 0:
+    pos = s[_mask(fixations, np.shape(saliency)).ravel()]
+    if negatives is None:
+        negatives = shuffled_negatives(fixations, other_fixations, n_splits=n_splits, seed=seed)
+    if pos.size == 0 or negatives is None:
         return float("nan")
-    rng = np.random.default_rng(seed)
-    n_oth = min(pos.size, ind.size)
-    negs = np.stack([s[ind[rng.permutation(ind.size)][:n_oth]] for _ in range(n_splits)])
-    return _stepped_auc(pos, negs, step)
+    return _stepped_auc(pos, s[negatives], step)
 
 
 def auc_shuffled_rank(saliency: np.ndarray, fixations: np.ndarray, other_fixations: np.ndarray) -> float:

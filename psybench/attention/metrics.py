@@ -34,10 +34,12 @@ from psybench.attention.map_metrics import (
     auc_borji,
     auc_judd,
     auc_shuffled,
+    borji_negatives,
     cc,
     information_gain,
     kl_div,
     nss,
+    shuffled_negatives,
     similarity,
 )
 from psybench.attention.movies import load_movies
@@ -104,49 +106,59 @@ def score_frames(
     density_sigma: float = DENSITY_SIGMA,
     n_splits: int = N_SPLITS,
     seed: int = SEED,
-) -> dict[str, float]:
-    """Every metric averaged over frames.
+) -> dict[str, float] | list[dict[str, float]]:
+    """Every metric averaged over frames, of one map sequence or of several against the same fixations.
 
     Parameters
     ----------
-    maps : ndarray, shape (T, H, W)
-        Saliency maps.
+    maps : ndarray, shape (T, H, W) or (M, T, H, W)
+        Saliency maps (of M models).
     counts : ndarray, shape (T, H, W)
         Fixation counts per cell (observers gazing there); frames without any
         fixation are skipped. The shuffled-AUC negatives of frame t are the cells
         fixated on all other frames.
     seed : int
-        The random draws of AUC-Borji and sAUC on frame t use ``seed + t``.
+        The random draws of AUC-Borji and sAUC on frame t use ``seed + t``; they
+        depend on the fixations only, so they are drawn once per frame for all M maps.
 
     Returns
     -------
-    dict metric name -> mean over frames (NaN-free frames only).
+    dict metric name -> mean over frames (NaN-free frames only); a list of M such
+    dicts for a stack of maps.
     """
     maps = np.asarray(maps, np.float64)
     counts = np.asarray(counts)
-    if maps.shape != counts.shape or maps.ndim != 3:
-        raise ValueError(f"maps {maps.shape} and fixation counts {counts.shape} must both be (T, H, W)")
+    single = maps.ndim == 3
+    stack = maps[None] if single else maps
+    if stack.ndim != 4 or stack.shape[1:] != counts.shape or counts.ndim != 3:
+        raise ValueError(f"maps {maps.shape} and fixation counts {counts.shape} must be (T, H, W) "
+                         "(maps also (M, T, H, W))")
     total = counts.sum(0)
-    base = centre_baseline(maps.shape[1:])
-    rows: dict[str, list[float]] = {k: [] for k in METRIC_DIRECTIONS}
-    for t in range(len(maps)):
-        if counts[t].sum() == 0:
+    base = centre_baseline(stack.shape[2:])
+    rows: list[dict[str, list[float]]] = [{k: [] for k in METRIC_DIRECTIONS} for _ in stack]
+    for t in range(counts.shape[0]):
+        f = counts[t]
+        if f.sum() == 0:
             continue
-        s, f = maps[t], counts[t]
         dens = fixation_density(f, sigma=density_sigma)
-        vals = {
-            "AUC-Judd": auc_judd(s, f),
-            "AUC-Borji": auc_borji(s, f, n_splits=n_splits, seed=seed + t),
-            "sAUC": auc_shuffled(s, f, total - f, n_splits=n_splits, seed=seed + t),
-            "NSS": nss(s, f),
-            "CC": cc(s, dens),
-            "KL": kl_div(s, dens),
-            "SIM": similarity(s, dens),
-            "IG": information_gain(s, f, base),
-        }
-        for k, v in vals.items():
-            rows[k].append(v)
-    return {k: _nanmean(v) for k, v in rows.items()}
+        neg_b = borji_negatives(f.size, int((f > 0).sum()), n_splits=n_splits, seed=seed + t)
+        neg_s = shuffled_negatives(f, total - f, n_splits=n_splits, seed=seed + t)
+        for m, out in zip(stack, rows):
+            s = m[t]
+            vals = {
+                "AUC-Judd": auc_judd(s, f),
+                "AUC-Borji": auc_borji(s, f, negatives=neg_b),
+                "sAUC": auc_shuffled(s, f, total - f, negatives=neg_s) if neg_s is not None else float("nan"),
+                "NSS": nss(s, f),
+                "CC": cc(s, dens),
+                "KL": kl_div(s, dens),
+                "SIM": similarity(s, dens),
+                "IG": information_gain(s, f, base),
+            }
+            for k, v in vals.items():
+                out[k].append(v)
+    means = [{k: _nanmean(v) for k, v in r.items()} for r in rows]
+    return means[0] if single else means
 
 
 def _nanmean(values) -> float:
@@ -226,13 +238,14 @@ def run_metrics(
     ``in_memory_mb``: see :func:`psybench.attention.movies.load_movie` (default
     :data:`~psybench.attention.defaults.IN_MEMORY_MB`).
     """
-    rows = []
     ceilings: dict[tuple[str, bool], dict[str, float]] = {}
     in_memory_mb = IN_MEMORY_MB if in_memory_mb is None else in_memory_mb
     movies = load_movies(feature_stores, gaze_tables, in_memory_mb=in_memory_mb)
-    for model in models:
-        features, L = model["features"], int(model["L"])
-        for tr, te in pairs:
+    scores: dict[tuple[int, int], list[dict[str, float]]] = {}  # (model, pair) -> [untuned, tuned]
+    for p, (tr, te) in enumerate(pairs):  # all models of a pair scored together: shared random negatives
+        maps = []
+        for model in models:
+            features, L = model["features"], int(model["L"])
             train, test = movies[tr][features], movies[te][features]
             lags = lag_frames(lags_ms, train.frames_per_s)
             fit_frames = train_frames(train.shape[0], lags)
@@ -245,25 +258,32 @@ def run_metrics(
                 neg_all.append(Xo)
             w = fisher_filter(np.concatenate(pos_all), np.concatenate(neg_all))
             T, H, W, C = test.shape
-            per_observer = observer_counts(test, eval_frames)
-            counts = per_observer.sum(0)
-            key = (te, te == tr)
-            if key not in ceilings:
-                ceilings[key] = loo_ceiling(per_observer, density_sigma=density_sigma, n_splits=n_splits, seed=seed)
-            untuned = np.asarray(test.maps[eval_frames - lags[0]], np.float64).mean(-1)
-            tuned = np.concatenate(
+            maps.append(np.asarray(test.maps[eval_frames - lags[0]], np.float64).mean(-1))  # untuned
+            maps.append(np.concatenate(
                 [
                     frame_features(test.maps, eval_frames[a : a + 64], lags=lags, L=L) @ w
                     for a in range(0, len(eval_frames), 64)
                 ]
-            ).reshape(len(eval_frames), H, W)
-            for tuning, maps in (("untuned", untuned), ("tuned", tuned)):
-                scores = score_frames(maps, counts, density_sigma=density_sigma, n_splits=n_splits, seed=seed)
-                for metric, value in scores.items():
+            ).reshape(len(eval_frames), H, W))  # tuned
+        per_observer = observer_counts(test, eval_frames)
+        key = (te, te == tr)
+        if key not in ceilings:
+            ceilings[key] = loo_ceiling(per_observer, density_sigma=density_sigma, n_splits=n_splits, seed=seed)
+        flat = score_frames(np.stack(maps), per_observer.sum(0), density_sigma=density_sigma, n_splits=n_splits,
+                            seed=seed)
+        for m in range(len(models)):
+            scores[m, p] = flat[2 * m : 2 * m + 2]
+    rows = []
+    for m, model in enumerate(models):
+        features, L = model["features"], int(model["L"])
+        for p, (tr, te) in enumerate(pairs):
+            ceiling = ceilings[(te, te == tr)]
+            for tuning, values in zip(("untuned", "tuned"), scores[m, p]):
+                for metric, value in values.items():
                     rows.append({
                         "model": f"{features} L={L} {tuning}", "metric": metric, "value": value,
                         "direction": METRIC_DIRECTIONS[metric], "features": features, "L": L,
-                        "tuning": tuning, "train": tr, "test": te, "ceiling": ceilings[key][metric],
+                        "tuning": tuning, "train": tr, "test": te, "ceiling": ceiling[metric],
                     })
     table = pd.DataFrame(rows)
     write_table(table, out)

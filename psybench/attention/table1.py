@@ -1,19 +1,37 @@
-"""The Table 1 stage: read the feature stores and gaze tables, evaluate, write the tables and the figure."""
+"""The Table 1 stage: read the feature stores and gaze tables, evaluate, write the tables and the figure.
+
+In the workflow the evaluation is three kinds of job (Shic & Scassellati 2007,
+sec. 5.1-5.2, :mod:`psybench.attention.evaluate`):
+
+1. :func:`run_control_scanpaths`, per training movie: the random controls'
+   trajectories (they depend on the movie and its human gaze, not on the features);
+2. :func:`run_evaluation_part`, per model row (features, L) and training movie:
+   the humans' and controls' filters trained once, tested on every test movie
+   paired with that training movie;
+3. :func:`gather_evaluation`: the parts in the order of the models and pairs,
+   written as ``table1``, ``curves`` and their figure -- the same tables as
+   :func:`run_evaluation` in one process.
+"""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 
-from psybench.attention.defaults import IN_MEMORY_MB
+from psybench.attention.controls import control_scanpaths
+from psybench.attention.defaults import IN_MEMORY_MB, N_SETS, SEED
 from psybench.attention.evaluate import evaluate
 from psybench.attention.figures import plot_curves
-from psybench.attention.movies import load_movies
-from psybench.io.tables import write_table
+from psybench.attention.movies import load_movie, load_movies
+from psybench.io.tables import read_table, write_table
 
-__all__ = ["run_evaluation"]
+__all__ = ["run_evaluation", "run_control_scanpaths", "read_control_scanpaths", "run_evaluation_part",
+           "gather_evaluation"]
+
+CONTROL_CATEGORIES = ("rs", "rp")
 
 
 def run_evaluation(
@@ -41,4 +59,115 @@ def run_evaluation(
     write_table(table, table_path)
     write_table(curves, curves_path)
     plot_curves(curves, figure_path)
+    return table
+
+
+def run_control_scanpaths(
+    movie: str,
+    feature_store: str | os.PathLike,
+    gaze_table: str | os.PathLike,
+    *,
+    out: str | os.PathLike,
+    n_sets: int = N_SETS,
+    n_per_set: int | None = None,
+    seed: int = SEED,
+    **_evaluation: Any,
+) -> pd.DataFrame:
+    """Draw the random controls' trajectories of a training movie and write them as one table.
+
+    The feature store only gives the movie's frame count, rate and gaze frame size.
+    Output columns: the per-frame gaze columns, ``category`` (rs, rp) and ``set``
+    (0 .. n_sets - 1). ``_evaluation``: the other evaluation settings, unused.
+    """
+    m = load_movie(movie, feature_store, gaze_table, in_memory_mb=None)
+    paths = control_scanpaths(m, m.gaze, n_sets=n_sets, n_per_set=n_per_set, seed=seed)
+    table = pd.concat([t.assign(category=c, set=k) for c in CONTROL_CATEGORIES for k, t in enumerate(paths[c])],
+                      ignore_index=True)
+    write_table(table, out)
+    return table
+
+
+def read_control_scanpaths(path: str | os.PathLike) -> dict[str, list[pd.DataFrame]]:
+    """The trajectories written by :func:`run_control_scanpaths`: {'rs': [set tables], 'rp': [...]}."""
+    table = read_table(path)
+    missing = {"category", "set", "subject", "frame", "x", "y", "valid"} - set(table.columns)
+    if missing:
+        raise ValueError(f"control scanpaths table {os.fspath(path)} lacks column(s) {sorted(missing)}")
+    return {
+        c: [g.drop(columns=["category", "set"]).reset_index(drop=True)
+            for _k, g in table[table["category"] == c].groupby("set", sort=True)]
+        for c in CONTROL_CATEGORIES
+    }
+
+
+def run_evaluation_part(
+    feature_stores: Mapping[str, str],
+    gaze_tables: Mapping[str, str],
+    *,
+    scanpaths: str | os.PathLike,
+    model: Mapping[str, Any],
+    train: str,
+    pairs: Sequence[Sequence[str]],
+    table_path: str | os.PathLike,
+    curves_path: str | os.PathLike,
+    lags_ms: Sequence[float],
+    in_memory_mb: float = IN_MEMORY_MB,
+    **evaluation: Any,
+) -> pd.DataFrame:
+    """Table 1 rows and curves of one model row on the (train, test) pairs of one training movie.
+
+    Parameters
+    ----------
+    feature_stores : mapping movie -> this model's feature store
+    gaze_tables : mapping movie -> gaze table path
+    scanpaths : path of the training movie's :func:`run_control_scanpaths` table
+    model : mapping with keys ``features`` (model name) and ``L``
+    train : the training movie; only the pairs training on it are evaluated (once each)
+    """
+    tests = list(dict.fromkeys(te for tr, te in pairs if tr == train))
+    if not tests:
+        raise ValueError(f"attention.pairs has no pair training on movie {train!r}")
+    label = model["features"]
+    movies = load_movies({m: {label: feature_stores[m]} for m in dict.fromkeys([train, *tests])}, gaze_tables,
+                         in_memory_mb=in_memory_mb)
+    table, curves = evaluate(movies, models=[model], pairs=[(train, te) for te in tests], lags_ms=lags_ms,
+                             scanpaths={train: read_control_scanpaths(scanpaths)}, **evaluation)
+    write_table(table, table_path)
+    write_table(curves, curves_path)
+    return table
+
+
+def gather_evaluation(
+    parts: Sequence[Mapping[str, Any]],
+    *,
+    models: Sequence[Mapping[str, Any]],
+    pairs: Sequence[Sequence[str]],
+    table_path: str | os.PathLike,
+    curves_path: str | os.PathLike,
+    figure_path: str | os.PathLike,
+) -> pd.DataFrame:
+    """Join the parts of :func:`run_evaluation_part` into table1, curves and their figure.
+
+    Rows come in the order of :func:`~psybench.attention.evaluate.evaluate`: model
+    rows, then (train, test) pairs as configured.
+
+    Parameters
+    ----------
+    parts : sequence of mappings with keys features, L, train, table, curves (paths)
+    """
+    read = {(p["features"], int(p["L"]), p["train"]): (read_table(p["table"]), read_table(p["curves"])) for p in parts}
+    tables, curves = [], []
+    for model in models:
+        for tr, te in pairs:
+            key = (model["features"], int(model["L"]), tr)
+            if key not in read:
+                raise ValueError(f"no evaluation part for model {key[0]!r} L={key[1]} trained on {tr!r}")
+            t, c = read[key]
+            tables.append(t[t["test"] == te])
+            curves.append(c[c["test"] == te])
+    table = pd.concat(tables, ignore_index=True)
+    curve_table = pd.concat(curves, ignore_index=True)
+    write_table(table, table_path)
+    write_table(curve_table, curves_path)
+    plot_curves(curve_table, figure_path)
     return table

@@ -41,6 +41,7 @@ __all__ = [
     "feature_vectors",
     "sample_training_set",
     "fisher_filter",
+    "fisher_filters",
     "training_vectors",
     "train_filter",
 ]
@@ -196,14 +197,15 @@ def sample_training_set(
     (frames, rows, cols) of class 0 and of class 1, as two tuples of int arrays.
     """
     H, W = grid_shape
-    g = gaze[gaze["valid"].astype(bool)].drop_duplicates("frame").set_index("frame")
+    valid = gaze["valid"].to_numpy(bool)
+    gazed, first = np.unique(gaze["frame"].to_numpy()[valid], return_index=True)  # a frame's first valid row
     frames = np.asarray(frames, int)
-    frames = frames[np.isin(frames, g.index.to_numpy())]
+    frames = frames[np.isin(frames, gazed)]
     if len(frames) == 0:
         raise ValueError("no valid gazed frame to train on")
-    row, col = gaze_cells(
-        g.loc[frames, "x"].to_numpy(), g.loc[frames, "y"].to_numpy(), source_size=source_size, grid_shape=grid_shape
-    )
+    at = first[np.searchsorted(gazed, frames)]
+    row, col = gaze_cells(gaze["x"].to_numpy(float)[valid][at], gaze["y"].to_numpy(float)[valid][at],
+                          source_size=source_size, grid_shape=grid_shape)
     min_dist = min_dist_frac * H
     corners = np.array([[0, 0], [0, W - 1], [H - 1, 0], [H - 1, W - 1]])
     reach = np.hypot(row[:, None] - corners[None, :, 0], col[:, None] - corners[None, :, 1]).max(1)
@@ -245,6 +247,7 @@ def fisher_filter(
       this variant has no such bias.
 
     A ridge of ``ridge_rel`` x the mean eigenvalue makes singular scatter solvable.
+    One trajectory of :func:`fisher_filters`.
 
     Parameters
     ----------
@@ -260,27 +263,57 @@ def fisher_filter(
     other = np.asarray(other, np.float64)
     if attended.ndim != 2 or other.ndim != 2 or attended.shape[1] != other.shape[1]:
         raise ValueError(f"fisher_filter: need (n, D) arrays with equal D, got {attended.shape}, {other.shape}")
-    if len(attended) < 2 or len(other) < 2:
+    return fisher_filters(attended[None], other[None], scatter=scatter, ridge_rel=ridge_rel)[0]
+
+
+def fisher_filters(
+    attended: np.ndarray, other: np.ndarray, *, scatter: str = SCATTER, ridge_rel: float = 1e-6
+) -> np.ndarray:
+    """Fisher's discriminants of a stack of B trajectories at once (:func:`fisher_filter` of each).
+
+    Stacked class scatter matrices ``(B, D, n) @ (B, n, D)`` and one batched
+    ``np.linalg.solve`` of ``(S_W,b + ridge_b I) w_b = m_a,b - m_o,b``. Each slice
+    runs the floating-point operations of one trajectory alone, in the same order
+    (the stacked product calls the same BLAS routine per slice), so a filter does
+    not depend on the batch it is trained in, to the bit.
+
+    Parameters
+    ----------
+    attended : ndarray, shape (B, n0, D)
+        Attended points of each trajectory (n0 >= 2).
+    other : ndarray, shape (B, n1, D)
+        Their non-attended points (n1 >= 2).
+
+    Returns
+    -------
+    ndarray, shape (B, D)
+    """
+    A = np.asarray(attended, np.float64)
+    O = np.asarray(other, np.float64)  # noqa: E741  (the class "other")
+    if A.ndim != 3 or O.ndim != 3 or A.shape[0] != O.shape[0] or A.shape[2] != O.shape[2]:
+        raise ValueError(f"fisher_filters: need (B, n, D) stacks with equal B and D, got {A.shape}, {O.shape}")
+    if A.shape[1] < 2 or O.shape[1] < 2:
         raise ValueError("fisher_filter: each class needs at least 2 samples")
-    D = attended.shape[1]
+    D = A.shape[2]
 
     def cov(x):
-        xc = x - x.mean(0)
-        return (xc.T @ xc) / (len(x) - 1)
+        xc = x - x.mean(1, keepdims=True)
+        return np.matmul(xc.transpose(0, 2, 1), xc) / (x.shape[1] - 1)
 
     if scatter == "equal":
-        sw = cov(attended) + cov(other)
+        sw = cov(A) + cov(O)
     elif scatter == "pooled":
-        n0, n1 = len(attended), len(other)
-        sw = 2.0 * ((n0 - 1) * cov(attended) + (n1 - 1) * cov(other)) / (n0 + n1 - 2)
+        n0, n1 = A.shape[1], O.shape[1]
+        sw = 2.0 * ((n0 - 1) * cov(A) + (n1 - 1) * cov(O)) / (n0 + n1 - 2)
     elif scatter == "other":
-        sw = 2.0 * cov(other)
+        sw = 2.0 * cov(O)
     else:
         raise ValueError(f"scatter must be one of {SCATTERS}, got {scatter!r}")
-    ridge = ridge_rel * max(np.trace(sw) / D, 1e-12)
-    w = np.linalg.solve(sw + ridge * np.eye(D), attended.mean(0) - other.mean(0))
-    norm = np.linalg.norm(w)
-    return w / norm if norm > 0 else w
+    ridge = ridge_rel * np.maximum(np.trace(sw, axis1=1, axis2=2) / D, 1e-12)
+    w = np.linalg.solve(sw + ridge[:, None, None] * np.eye(D), (A.mean(1) - O.mean(1))[..., None])[..., 0]
+    # the BLAS dot of np.linalg.norm per vector (an axis-wise norm sums in another order)
+    norm = np.array([np.linalg.norm(v) for v in w])
+    return w / np.where(norm > 0, norm, 1.0)[:, None]
 
 
 def training_vectors(movie: MovieData, gaze: pd.DataFrame, frames, *, lags, L, n_negatives, min_dist_frac, seed):

@@ -1,0 +1,10 @@
+"""Snakemake script of rule attention_control_scanpaths: the random controls' trajectories of a training movie."""
+import sys
+
+sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
+
+from psybench.attention.table1 import run_control_scanpaths  # noqa: E402
+
+run_control_scanpaths(snakemake.wildcards.attention_movie, snakemake.input.features,  # noqa: F821
+                      snakemake.input.gaze, out=snakemake.output.table,  # noqa: F821
+                      **snakemake.params.evaluation)  # noqa: F821
