@@ -310,18 +310,20 @@ def resolve_model(entry: Mapping[str, Any], *, track: str | None = None) -> Mode
         except ModelError as exc:
             raise ModelError(f"model {name!r}: {exc}") from None
     elif "callable" in entry:
-        func = load_callable(entry["callable"], model=name)
+        target = entry["callable"]  # "package.module:function", or the function itself (psybench.score)
+        func = target if callable(target) else load_callable(target, model=name)
+        path = target if isinstance(target, str) else f"{func.__module__}:{getattr(func, '__qualname__', func)}"
         user_track = track or entry.get("track", "motion")
         kind = entry.get("kind", DEFAULT_KIND.get(user_track, "pair"))
         allowed = TRACK_KINDS.get(user_track, KINDS)
         if kind not in allowed:
             raise ModelError(f"model {name!r}: kind must be one of {allowed} for track {user_track!r}, got {kind!r}")
-        problem = data_argument_problem(func, kind, path=entry["callable"])
+        problem = data_argument_problem(func, kind, path=path)
         if problem:
             raise ModelError(f"model {name!r}: {problem}")
         defaults, required = model_parameters(func, kind)
         algo = Algorithm(
-            name=entry["callable"],
+            name=path,
             function=func,
             track=user_track,
             kind=kind,
