@@ -8,8 +8,8 @@ import pytest
 
 from psybench.cli import main
 from psybench.intphys.answer import read_answer, write_answer
-from psybench.intphys.ingest import ingest_shard, merge_metadata
 from psybench.intphys.generate import generate_intphys
+from psybench.intphys.ingest import ingest_shard, merge_metadata
 from psybench.intphys.metrics import score_table
 from psybench.intphys.score_answer import score_answer, tree_metadata
 
