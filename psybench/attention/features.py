@@ -49,6 +49,7 @@ import dask.array as da
 import numpy as np
 
 from psybench.attention.defaults import CHUNK_FRAMES, LAGS_MS
+from psybench.attention.grid_coords import grid_coords
 from psybench.io.store import ArraySpec, open_store, write_store
 from psybench.registry import get_algorithm, list_algorithms, load_callable
 
@@ -172,5 +173,5 @@ def write_feature_store(
     )
     return write_store(
         out, {"maps": ArraySpec(maps, ("t", "y", "x", "channel"), attrs={"channels": names})}, attrs,
-        num_workers=num_workers,
+        num_workers=num_workers, coords=grid_coords(attrs, maps.shape[0]),
     )

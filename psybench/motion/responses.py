@@ -198,7 +198,8 @@ def run_motion_model(
     }
     blocks = motion_response_blocks(spec, frames, display, block_frames=block_frames, threads=threads)
     try:
-        return write_store_stream(out_path, specs, blocks, attrs, check=check)
+        coords = display.coords(n_t, height, width, velocities=velocities)
+        return write_store_stream(out_path, specs, blocks, attrs, check=check, coords=coords)
     except ValueError as exc:
         if isinstance(exc, ModelError):
             raise

@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from psybench.motion.display import Display
 from psybench.motion.stimuli.families import FAMILIES, render
 
@@ -64,4 +66,4 @@ def write_stimulus(
             attrs={"units": "luminance, 0 black to 1 white", "frame_ms": display.frame_ms},
         )
     }
-    return write_store(out_path, arrays, attrs)
+    return write_store(out_path, arrays, attrs, coords=display.coords(*np.shape(stim.frames)))
