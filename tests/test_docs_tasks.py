@@ -10,6 +10,7 @@ reads a recording written in that layout.
 from __future__ import annotations
 
 import re
+import sys
 import textwrap
 from pathlib import Path
 
@@ -53,8 +54,8 @@ def user_package(tmp_path, monkeypatch):
         name = re.match(r"# mypackage/(\w+)\.py", code).group(1)
         (pkg / f"{name}.py").write_text(textwrap.dedent(code))
     monkeypatch.syspath_prepend(str(tmp_path))
-    for mod in [m for m in list(__import__("sys").modules) if m == "mypackage" or m.startswith("mypackage.")]:
-        monkeypatch.delitem(__import__("sys").modules, mod)
+    for mod in [m for m in list(sys.modules) if m == "mypackage" or m.startswith("mypackage.")]:
+        monkeypatch.delitem(sys.modules, mod)
     return tmp_path
 
 
@@ -107,4 +108,5 @@ def test_movie_and_gaze_config_reads_a_recording_in_that_layout(tmp_path):
 
 
 def test_slurm_section_gives_the_one_command():
-    assert _block(_section("## SLURM"), "bash").strip() == "snakemake all --profile profiles/slurm --workflow-profile none"
+    command = _block(_section("## SLURM"), "bash").strip()
+    assert command == "snakemake all --profile profiles/slurm --workflow-profile none"
