@@ -2,7 +2,8 @@
 
 The call runs the workflow's own library functions, stage by stage, in the order
 the rules run them (``rules/motion.smk``: stimuli -> responses -> readouts ->
-scores -> Table 1 -> score rows), on the same config (by default the repository's
+scores -> Table 1 -> score rows; ``rules/intphys.smk``: tree -> ingest -> metadata ->
+training -> predictions -> scores -> score rows), on the same config (by default the repository's
 ``config/config.yaml``, laid under the caller's overrides as Snakemake lays a
 ``--configfile`` over it), so its rows equal the workflow's rows for that model.
 The intermediate stores go to a temporary folder (or ``workdir``); stimulus stores
@@ -37,7 +38,7 @@ from psybench.registry import TRACKS, ModelSpec, resolve_model
 __all__ = ["score", "parse_benchmark", "score_config", "SCORABLE_TRACKS"]
 
 #: Tracks :func:`score` runs in-process (the others run through the workflow only).
-SCORABLE_TRACKS = ("motion",)
+SCORABLE_TRACKS = ("motion", "intphys")
 DEFAULT_CONFIG = PROJECT_ROOT / "config" / "config.yaml"
 
 
@@ -169,6 +170,55 @@ def _score_motion(spec: ModelSpec, cfg: Mapping[str, Any], experiment: str | Non
     return score_rows(table, fits=[fits], results_root=work)
 
 
+def _score_intphys(spec: ModelSpec, entry: Mapping[str, Any], cfg: Mapping[str, Any], block: str | None,
+                   work: Path, *, threads: int, progress: ProgressLine) -> pd.DataFrame:
+    """rules/intphys.smk in order: (generate,) ingest, metadata, (train,) predict, scores, score rows."""
+    from psybench.intphys.generate import generate_intphys
+    from psybench.intphys.ingest import ingest_shard, merge_metadata
+    from psybench.intphys.models import TRAINED_ALGORITHMS
+    from psybench.intphys.models.nextframe import train_nextframe_stores
+    from psybench.intphys.models.predict import predict_shard
+    from psybench.intphys.score_rows import score_rows
+    from psybench.intphys.scores import score_model
+    from psybench.intphys.shards import count_movies, shard_ids
+
+    ip = cfg["intphys"]
+    trained = spec.algorithm.source == "builtin" and spec.algorithm.name in TRAINED_ALGORITHMS
+    splits = [ip["eval_split"]] + ([ip["train_split"]] if trained and ip["train_split"] != ip["eval_split"] else [])
+    root = work / "generated" if ip["generate"] else Path(ip["data_root"])
+    generator = dict(ip["generator"]) if ip["generate"] else None
+    shards = {split: shard_ids(count_movies(root, split, generator=generator), ip["shard_size"]) for split in splits}
+    progress.start(total=sum(len(v) for v in shards.values()) + len(shards[ip["eval_split"]]) + 2)
+    stores: dict[str, list[tuple[Path, Path]]] = {}
+    for split in splits:
+        if ip["generate"]:
+            generate_intphys(root, split, threads=threads, **generator)
+        for shard in shards[split]:
+            store, table = (work / "stores" / split / f"shard_{shard}.{ext}" for ext in ("zarr", "csv"))
+            ingest_shard(root, split, store, table, shard=int(shard), shard_size=ip["shard_size"], threads=threads)
+            stores.setdefault(split, []).append((store, table))
+            progress.step(f"ingest {split} shard {shard}")
+    weights = None
+    if trained:
+        weights = train_nextframe_stores([s for s, _ in stores[ip["train_split"]]], work / "train" / "nextframe.npz",
+                                         threads=threads, **ip["train"])
+    metadata = work / "metadata.csv"
+    merge_metadata([t for _, t in stores[ip["eval_split"]]], metadata, conditions=ip["conditions"])
+    progress.step("metadata")
+    predictions = []
+    for i, (store, table) in enumerate(stores[ip["eval_split"]]):
+        out = work / spec.name / "predictions" / f"shard_{i:04d}.csv"
+        predict_shard(entry, store, table, out, weights=weights, threads=threads)
+        predictions.append(out)
+        progress.step(f"{spec.name} on shard {i:04d}")
+    scores = work / spec.name / "scores.csv"
+    score_model(spec.name, metadata, scores, work / spec.name / "answer.txt", predictions=predictions,
+                n_boot=ip["n_boot"], seed=ip["seed"], min_ci=ip["min_quadruplets_ci"])
+    progress.step("scores")
+    rows = score_rows([scores], results_root=work)
+    return rows if block is None else rows[rows["experiment"].astype(str).str.startswith(f"{block}/")]
+
+
 def score(
     model: str | Callable[..., Any] | Mapping[str, Any],
     benchmark: str = "motion",
@@ -193,7 +243,8 @@ def score(
         radius=3)``, see :mod:`psybench.registry` for each kind's signature), or a
         whole config entry ``{name, algorithm | callable, kind, params}``.
     benchmark : str
-        A track (``"motion"``) or one experiment of it (``"motion/barberpole"``).
+        A track (``"motion"``, ``"intphys"``) or one experiment of it
+        (``"motion/barberpole"``, ``"intphys/O1"``: that block's rows).
     params : mapping, optional
         The model's parameters (checked against its signature).
     name : str, optional
@@ -205,8 +256,10 @@ def score(
     overrides : mapping, optional
         Laid over ``config`` key by key, e.g. a smaller stimulus set.
     stimuli : path, optional
-        A folder of stimulus stores rendered for this config (``results/stimuli``
-        of a workflow run); default: rendered into ``workdir``.
+        Motion: a folder of stimulus stores rendered for this config
+        (``results/stimuli`` of a workflow run); default: rendered into ``workdir``.
+        IntPhys reads the tree of ``intphys.data_root`` (or generates one into
+        ``workdir`` with ``intphys.generate``).
     workdir : path, optional
         Where the intermediate stores are written and kept; default a temporary
         folder, removed on return.
@@ -229,7 +282,7 @@ def score(
         An unknown benchmark, a bad model or parameter (:class:`psybench.registry.ModelError`),
         a bad config (:class:`psybench.config.ConfigError`, naming the key).
     NotImplementedError
-        A track that runs through the workflow only (attention, intphys).
+        A track that runs through the workflow only (attention).
     """
     track, experiment = parse_benchmark(benchmark)
     if track not in SCORABLE_TRACKS:
@@ -239,12 +292,16 @@ def score(
             f"in-process: {list(SCORABLE_TRACKS)}"
         )
     cfg = score_config(config, overrides)
-    spec = resolve_model(_model_entry(model, params, name, kind), track=track)
+    entry = _model_entry(model, params, name, kind)
+    spec = resolve_model(entry, track=track)
     line = ProgressLine(f"psybench.score({spec.name!r}, {benchmark!r})", enabled=progress)
     with tempfile.TemporaryDirectory(prefix="psybench-score-") as tmp:
         work = Path(workdir) if workdir is not None else Path(tmp)
-        rows = _score_motion(spec, cfg, experiment, work, stimuli=Path(stimuli) if stimuli else None,
-                             threads=threads, progress=line)
+        if track == "motion":
+            rows = _score_motion(spec, cfg, experiment, work, stimuli=Path(stimuli) if stimuli else None,
+                                 threads=threads, progress=line)
+        else:
+            rows = _score_intphys(spec, entry, cfg, experiment, work, threads=threads, progress=line)
     line.done()
     rows["source"] = f"psybench.score({benchmark})"
     return rows

@@ -102,3 +102,38 @@ def test_progress_line_estimates_the_time_left():
     silent = io.StringIO()
     ProgressLine("job", enabled=False, stream=silent).step("a")
     assert silent.getvalue() == ""
+
+
+INTPHYS = {"tracks": ["intphys"], "intphys": {
+    "generator": {"seed": 0, "blocks": ["O1"], "per_condition": 1, "n_train": 4, "height": 16, "width": 16,
+                  "n_frames": 8},
+    "shard_size": 40, "n_boot": 20}}
+
+
+def _overall(rows: pd.DataFrame, metric: str, experiment: str = "all/all/all/all") -> float:
+    (value,) = rows.loc[(rows["experiment"] == experiment) & (rows["metric"] == metric), "value"]
+    return float(value)
+
+
+def test_intphys_constant_model_gives_the_tie_values():
+    """P = 0.5 for every movie: L_R = L_A = 0.5 by the tie rule, L_R_strict 0 (Riochet et al. 2018, sec. 3.2)."""
+    rows = psybench.score("constant", "intphys", overrides=INTPHYS, progress=False)
+    assert set(rows["track"]) == {"intphys"} and set(rows["model"]) == {"constant"}
+    assert _overall(rows, "L_R") == 0.5 and _overall(rows, "L_A") == 0.5 and _overall(rows, "L_R_strict") == 0.0
+    assert list(rows.columns) == list(SCORE_COLUMNS)
+
+
+def test_intphys_user_function_with_ordinary_parameter_one_block(tmp_path):
+    """A user's plausibility function (ordinary keyword parameter) through the intphys stages, block O1 only."""
+
+    def plausibility(observation, scale=10.0):
+        depth = np.asarray(observation.depth, dtype=np.float64)
+        jump = np.abs(np.diff(depth, axis=1)).mean(axis=(2, 3)).max(axis=1)
+        return pd.Series(np.exp(-jump / scale), index=list(observation.movies))
+
+    rows = psybench.score(plausibility, "intphys/O1", params={"scale": 50.0}, overrides=INTPHYS,
+                          workdir=tmp_path, progress=False)
+    assert rows["experiment"].str.startswith("O1/").all() and len(rows)
+    answer = tmp_path / "plausibility" / "answer.txt"  # the submission file, kept in workdir
+    assert len(answer.read_text().splitlines()) == 4 * 18  # one line per movie: 18 quadruplets of block O1
+    assert 0.0 <= _overall(rows, "L_R", "O1/all/all/all") <= 1.0
