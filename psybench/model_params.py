@@ -25,8 +25,10 @@ DATA_ARGUMENTS = {
     "saliency": ("frames",),
     "plausibility": ("observation",),
 }
-#: Keywords a runner passes itself (a stream model's ``display``): never parameters.
-RUNNER_KEYWORDS = ("display",)
+#: Keywords a runner passes itself, never parameters: a stream model's ``display``, and the
+#: ``history`` frames a saliency model that declares ``history_frames`` receives
+#: (:mod:`psybench.attention.features`).
+RUNNER_KEYWORDS = ("display", "history")
 _EXAMPLES = {
     "pair": "estimate(frame0, frame1, radius=3)",
     "stream": "estimate(chunks, *, display, gain=1.0)",
