@@ -10,4 +10,13 @@ __version__ = "0.1.0"
 
 from psybench.motion.display import Display  # noqa: E402
 
-__all__ = ["Display", "__version__"]
+__all__ = ["Display", "score", "__version__"]
+
+
+def __getattr__(name: str):
+    """``psybench.score`` (:func:`psybench.api.score`), imported on first use: ``import psybench`` stays light."""
+    if name == "score":
+        from psybench.api import score
+
+        return score
+    raise AttributeError(f"module 'psybench' has no attribute {name!r}")

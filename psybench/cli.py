@@ -15,6 +15,10 @@ Subcommands
     Check an IntPhys submission (``answer.txt``) against a tree: every movie scored
     once in [0, 1], every quadruplet complete, no unknown id
     (:func:`psybench.intphys.answer.validate_answer`).
+``psybench score-answer ANSWER --tree ROOT [--split dev] [--out scores.csv]``
+    Score it against a labelled tree's split as the workflow scores a model
+    (:func:`psybench.intphys.score_answer.score_answer`); the test split has no
+    labels and is scored only by submission.
 
 Exit codes: 0 success, 2 usage or data error (one line on stderr naming the file,
 column or key).
@@ -108,6 +112,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("answer", help="the answer.txt to check")
     p.add_argument("--data-root", required=True, help="IntPhys dataset root holding <split>/")
     p.add_argument("--split", default="test", choices=("dev", "test"), help="split the answer is for (default: test)")
+    p = sub.add_parser("score-answer", help="score an IntPhys answer.txt against a labelled tree (L_R, L_A)",
+                       description="Score an IntPhys answer.txt against the labels of TREE/<split>, as the workflow "
+                       "scores a model (Riochet et al. 2018, sec. 3.2); the answer is checked as validate-answer "
+                       "checks it. The released test split has no labels: submit its answer instead.")
+    p.add_argument("answer", help="the answer.txt to score")
+    p.add_argument("--tree", required=True, help="IntPhys dataset root holding <split>/")
+    p.add_argument("--split", default="dev", choices=("dev", "test"), help="labelled split to score on (default: dev)")
+    p.add_argument("--conditions", help="condition table for movies without conditions (intphys.conditions)")
+    p.add_argument("--model", help="name in the model column (default: the answer's folder)")
+    p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples of the intervals (default: 1000)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
+    p.add_argument("--out", help="also write the table here (.csv, + .parquet beside it)")
     return parser
 
 
@@ -308,6 +324,24 @@ def _cmd_validate_answer(args: argparse.Namespace) -> int:
 
 
 _COMMANDS["validate-answer"] = _cmd_validate_answer
+
+
+def _cmd_score_answer(args: argparse.Namespace) -> int:
+    from psybench.intphys.metrics import FACTORS
+    from psybench.intphys.score_answer import score_answer
+    from psybench.io.tables import write_table
+
+    table = score_answer(args.answer, args.tree, args.split, model=args.model, conditions=args.conditions,
+                         n_boot=args.n_boot, seed=args.seed)
+    if args.out:
+        write_table(table, args.out)
+    overall = table[(table[list(FACTORS)].astype(str) == "all").all(axis=1)]
+    print(f"{args.answer} on {Path(args.tree) / args.split}:")
+    print(overall[["model", "metric", "value", "ci_low", "ci_high", "n_quadruplets"]].to_string(index=False))
+    return EXIT_OK
+
+
+_COMMANDS["score-answer"] = _cmd_score_answer
 
 
 def main(argv: Sequence[str] | None = None) -> int:

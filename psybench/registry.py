@@ -44,6 +44,7 @@ import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from psybench.model_params import data_argument_problem, model_parameters, parameter_problem
 from psybench.provenance import params_hash
 
 __all__ = [
@@ -111,6 +112,7 @@ class Algorithm:
     reference: str = ""
     description: str = ""
     source: str = "builtin"
+    required: tuple[str, ...] = ()  # parameters without a default: the config must give them
 
 
 @dataclasses.dataclass(frozen=True)
@@ -145,19 +147,14 @@ class ModelSpec:
         }
 
 
-def _keyword_defaults(func: Callable[..., Any]) -> dict[str, Any]:
-    sig = inspect.signature(func)
-    return {
-        name: p.default
-        for name, p in sig.parameters.items()
-        if p.kind is inspect.Parameter.KEYWORD_ONLY and p.default is not inspect.Parameter.empty and name != "display"
-    }
-
-
 def register(
     name: str, *, track: str, kind: str, reference: str = "", description: str = ""
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Decorator registering a built-in algorithm; defaults are its keyword-only parameters."""
+    """Decorator registering a built-in algorithm; its parameters with defaults are the defaults.
+
+    Parameters are the arguments after the kind's data arguments (:func:`psybench.model_params.model_parameters`);
+    psybench's own algorithms make them keyword-only, and give each a default.
+    """
     if track not in TRACKS:
         raise ValueError(f"algorithm {name!r}: track must be one of {TRACKS}, got {track!r}")
     if kind not in TRACK_KINDS[track]:
@@ -174,7 +171,7 @@ def register(
             function=func,
             track=track,
             kind=kind,
-            defaults=_keyword_defaults(func),
+            defaults=model_parameters(func, kind)[0],
             reference=reference,
             description=description or (doc[0] if doc else ""),
         )
@@ -313,33 +310,34 @@ def resolve_model(entry: Mapping[str, Any], *, track: str | None = None) -> Mode
         except ModelError as exc:
             raise ModelError(f"model {name!r}: {exc}") from None
     elif "callable" in entry:
-        func = load_callable(entry["callable"], model=name)
+        target = entry["callable"]  # "package.module:function", or the function itself (psybench.score)
+        func = target if callable(target) else load_callable(target, model=name)
+        path = target if isinstance(target, str) else f"{func.__module__}:{getattr(func, '__qualname__', func)}"
         user_track = track or entry.get("track", "motion")
         kind = entry.get("kind", DEFAULT_KIND.get(user_track, "pair"))
         allowed = TRACK_KINDS.get(user_track, KINDS)
         if kind not in allowed:
             raise ModelError(f"model {name!r}: kind must be one of {allowed} for track {user_track!r}, got {kind!r}")
+        problem = data_argument_problem(func, kind, path=path)
+        if problem:
+            raise ModelError(f"model {name!r}: {problem}")
+        defaults, required = model_parameters(func, kind)
         algo = Algorithm(
-            name=entry["callable"],
+            name=path,
             function=func,
             track=user_track,
             kind=kind,
-            defaults=_keyword_defaults(func),
+            defaults=defaults,
             source="user",
+            required=required,
         )
     else:
         raise ModelError(f"model {name!r}: needs 'algorithm' (built in) or 'callable' ('module:function')")
     if track is not None and algo.track != track:
         raise ModelError(f"model {name!r}: algorithm {algo.name!r} belongs to track {algo.track!r}, not {track!r}")
-    accepts_any = any(
-        p.kind is inspect.Parameter.VAR_KEYWORD for p in inspect.signature(algo.function).parameters.values()
-    )
-    unknown = sorted(set(params) - set(algo.defaults))
-    if unknown and not accepts_any:
-        raise ModelError(
-            f"model {name!r}: unknown parameter(s) {unknown} for algorithm {algo.name!r}; "
-            f"accepted: {sorted(algo.defaults)}"
-        )
+    problem = parameter_problem(algo.name, algo.kind, algo.function, algo.defaults, algo.required, params)
+    if problem:
+        raise ModelError(f"model {name!r}: {problem}")
     for key, value in params.items():
         default = algo.defaults.get(key)
         numeric_default = isinstance(default, (int, float)) and not isinstance(default, bool)

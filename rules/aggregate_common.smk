@@ -1,6 +1,7 @@
 # Aggregation: the constants, the report's code hash and every input and params function
 # of rules/aggregate.smk (snakemake --lint wants no functions next to rules), from the
 # config validated and filled with the schema's defaults in rules/common.smk.
+from psybench.aggregate.scope import applicable_leaderboards
 from psybench.provenance import PACKAGE_ROOT, code_hash, params_hash
 from psybench.registry import TRACKS
 
@@ -8,7 +9,16 @@ from psybench.registry import TRACKS
 
 SCORE_ROW_TRACKS = list(TRACKS)  # every track writes its rows (rules/<track>.smk, <track>_score_rows)
 # Leaderboards of the HTML report: configured, or overall + one per track.
-LEADERBOARDS = config["aggregate"]["leaderboards"] or [{"name": "overall", "track": None}] + [
+# A configured leaderboard whose track or model this run lacks (a user's config laid over
+# config/config.yaml keeps its tlapale_sweep) is left out with a warning naming it.
+LEADERBOARDS, _SKIPPED = applicable_leaderboards(
+    config["aggregate"]["leaderboards"],
+    config["tracks"],
+    {track: list(models) for track, models in MODELS.items()},
+)
+for _message in _SKIPPED:
+    logger.warning(f"psybench: {_message}")
+LEADERBOARDS = LEADERBOARDS or [{"name": "overall", "track": None}] + [
     {"name": t, "track": t} for t in config["tracks"]
 ]
 LEADERBOARD_NAMES = [lb["name"] for lb in LEADERBOARDS]

@@ -243,8 +243,9 @@ def test_non_motion_kind_is_rejected(stimulus, tmp_path, user_path):
     # refused when the entry is resolved (the registry knows each track's kinds) ...
     with pytest.raises(ModelError, match=r"model 'sal': kind must be one of \('pair', 'stream'\) for track 'motion'"):
         resolve_model({"name": "sal", "callable": f"{user_path}:constant", "kind": "saliency"})
-    # ... and by the runner, should a saliency model reach it anyway
-    spec = resolve_model({"name": "sal", "callable": f"{user_path}:constant", "kind": "saliency"}, track="attention")
+    # ... and by the runner, should a saliency model reach it anyway (a one-frame-argument function: as a
+    # saliency model, constant's frame1 would be a parameter without default, refused when resolved)
+    spec = resolve_model({"name": "sal", "callable": f"{user_path}:stream", "kind": "saliency"}, track="attention")
     with pytest.raises(ModelError, match=r"model 'sal': kind 'saliency' is not a motion model kind"):
         run_motion_model(spec, path, tmp_path / "sal.zarr")
 

@@ -10,8 +10,9 @@ A saliency model of the attention track (a *feature family*) is a function ::
   grid (40x30 by default): a block of consecutive frames of one movie;
 * ``maps``: ndarray, shape (t, H, W, K), the model's *base maps*, K channels, one
   sample per input frame, causal (a map of frame i may use frames <= i only);
-* ``params``: keyword-only, each with a default (``psybench models`` lists them;
-  a config entry sets them under ``params``).
+* ``params``: the arguments after ``frames``, ordinary or keyword-only, with a
+  default or set by the config entry under ``params`` (``psybench models`` lists them;
+  :mod:`psybench.model_params`).
 
 A function that needs the frames before its block declares it with an attribute
 ``f.history_frames = n``; it is then called as ``f(frames, history=past, **params)``
@@ -49,6 +50,7 @@ import dask.array as da
 import numpy as np
 
 from psybench.attention.defaults import CHUNK_FRAMES, LAGS_MS
+from psybench.attention.grid_coords import grid_coords
 from psybench.io.store import ArraySpec, open_store, write_store
 from psybench.registry import get_algorithm, list_algorithms, load_callable
 
@@ -172,5 +174,5 @@ def write_feature_store(
     )
     return write_store(
         out, {"maps": ArraySpec(maps, ("t", "y", "x", "channel"), attrs={"channels": names})}, attrs,
-        num_workers=num_workers,
+        num_workers=num_workers, coords=grid_coords(attrs, maps.shape[0]),
     )

@@ -18,6 +18,7 @@ import numpy as np
 import zarr
 
 from psybench.attention.defaults import GRID
+from psybench.attention.grid_coords import grid_coords
 from psybench.io.store import ArraySpec, write_store
 
 __all__ = ["MovieReadError", "check_grid", "ingest_movie"]
@@ -140,7 +141,8 @@ def ingest_movie(
                 "stimulus": {"kind": "movie", "file": path.name},
             }
             frames = da.from_zarr(arr)
-            write_store(out, {"frames": ArraySpec(frames, ("t", "y", "x"))}, attrs)
+            write_store(out, {"frames": ArraySpec(frames, ("t", "y", "x"))}, attrs,
+                        coords=grid_coords(attrs, frames.shape[0]))
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
     finally:

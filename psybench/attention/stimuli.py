@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from psybench.attention.defaults import GRID
+from psybench.attention.grid_coords import grid_coords
 from psybench.attention.ingest import MovieReadError, check_grid, ingest_movie
 from psybench.io.store import ArraySpec, write_store
 
@@ -248,6 +249,7 @@ def write_popout_store(out: str | os.PathLike, **kwargs) -> Path:
             "lure_xy": ArraySpec(scene.lure_xy, ("t", "coord"), attrs={"coord": ["x", "y"], "units": "source px"}),
         },
         scene.attrs,
+        coords=grid_coords(scene.attrs, len(scene.frames)),
     )
 
 

@@ -3,6 +3,7 @@
 from psybench.io.atomic import atomic_output
 from psybench.io.store import (
     ArraySpec,
+    Coordinate,
     Store,
     StoreError,
     StreamSpec,
@@ -16,6 +17,7 @@ from psybench.io.tables import read_table, write_table
 
 __all__ = [
     "ArraySpec",
+    "Coordinate",
     "atomic_output",
     "Store",
     "StoreError",

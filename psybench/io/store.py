@@ -4,9 +4,12 @@ Contract
 --------
 A psybench *store* is one Zarr (format 3) group on disk holding one or more
 named arrays. Every array carries ``dimension_names`` (``t``, ``y``, ``x``,
-``component`` ...), so ``xarray.open_zarr(path, consolidated=False)`` opens
-it labelled. The group attributes hold the caller's deterministic metadata
-(display mapping, stimulus and model parameters, code hash) under their own
+``component`` ...) and, where the writer gives them, coordinates with units
+(:class:`Coordinate`: ``t`` in ms, ``y``/``x`` in deg ...), and the metadata is
+consolidated into the root ``zarr.json``, so ``xarray.open_zarr(path)`` opens it
+labelled and ready to plot, without listing the directory (where Snakemake's
+``.snakemake_timestamp`` would be reported as a stray file). The group attributes
+hold the caller's deterministic metadata (display mapping, stimulus and model parameters, code hash) under their own
 keys, plus a ``psybench`` manifest written last::
 
     {"format": 1, "complete": true,
@@ -37,6 +40,7 @@ import numpy as np
 import zarr
 
 from psybench.io.atomic import atomic_output
+from psybench.io.coords import Coordinate, consolidate, write_coords
 from psybench.io.integrity import (
     FORMAT_VERSION,
     MANIFEST_KEY,
@@ -59,6 +63,7 @@ __all__ = [
     "quarantine_damaged",
     "StreamSpec",
     "write_store_stream",
+    "Coordinate",
 ]
 
 _TARGET_CHUNK_BYTES = 2**21  # ~2 MB uncompressed per chunk (zarr guidance: >= 1 MB)
@@ -137,6 +142,7 @@ def write_store(
     *,
     scheduler: str = "threads",
     num_workers: int | None = None,
+    coords: Mapping[str, Coordinate] | None = None,
 ) -> Path:
     """Write ``arrays`` to a new Zarr v3 store at ``path``, atomically.
 
@@ -155,6 +161,8 @@ def write_store(
         Group attributes; must be JSON-serialisable and deterministic.
     scheduler, num_workers
         Passed to :func:`dask.compute`.
+    coords : mapping of str to Coordinate, optional
+        Coordinates with units of the arrays' dimensions.
 
     Returns
     -------
@@ -213,8 +221,10 @@ def write_store(
             )
             for name, digests in zip(names, digest_lists):
                 manifest["arrays"][name]["sha256"] = combine_digests(digests)
+        write_coords(group, coords or {}, {n: arrays[n].dims for n in arrays}, manifest)
         manifest["complete"] = True
         group.attrs[MANIFEST_KEY] = manifest
+        consolidate(tmp)
     return path
 
 
@@ -266,6 +276,7 @@ def write_store_stream(
     attrs: Mapping[str, Any] | None = None,
     *,
     check: Any = None,
+    coords: Mapping[str, Coordinate] | None = None,
 ) -> Path:
     """Write arrays filled by an iterator of blocks, atomically, in bounded memory.
 
@@ -281,6 +292,8 @@ def write_store_stream(
     check : callable, optional
         ``check(name, block, start)`` called on each block before it is buffered
         (e.g. to validate a user model's output); it raises to abort.
+    coords : mapping of str to Coordinate, optional
+        Coordinates with units of the arrays' dimensions.
 
     Notes
     -----
@@ -351,6 +364,8 @@ def write_store_stream(
             if st["written"] != specs[name].shape[0]:
                 raise ValueError(f"array {name!r}: stream gave {st['written']} rows, expected {specs[name].shape[0]}")
             manifest["arrays"][name]["sha256"] = combine_digests(st["digests"])
+        write_coords(group, coords or {}, {n: specs[n].dims for n in specs}, manifest)
         manifest["complete"] = True
         group.attrs[MANIFEST_KEY] = manifest
+        consolidate(tmp)
     return path

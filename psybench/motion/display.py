@@ -169,6 +169,34 @@ class Display:
         return False
 
     # --- serialisation ---------------------------------------------------------------
+    def coords(self, n_t: int | None = None, height: int | None = None, width: int | None = None,
+               velocities: Any = None) -> dict[str, Any]:
+        """Store coordinates with units (:class:`psybench.io.Coordinate`) of the given dimensions.
+
+        ``t`` in ms (frame ``i`` at ``i * frame_ms``); ``y`` and ``x`` in deg of
+        visual angle of each pixel's centre from the image centre (``y`` along the
+        rows, downwards); ``velocity_u``, ``velocity_v`` (along ``velocity``) in
+        deg/s for a velocity grid ``velocities`` of shape ``(V, 2)`` in px/frame
+        (image axes: ``v`` downwards).
+        """
+        import numpy as np
+
+        from psybench.io.coords import Coordinate
+
+        out: dict[str, Any] = {}
+        if n_t is not None:
+            out["t"] = Coordinate(np.arange(n_t) * self.frame_ms, "ms", long_name="time from stimulus onset")
+        for name, n in (("y", height), ("x", width)):
+            if n is not None:
+                out[name] = Coordinate((np.arange(n) + 0.5 - n / 2) / self.px_per_deg, "deg",
+                                       long_name=f"{name}, pixel centre from the image centre")
+        if velocities is not None:
+            vel = np.asarray(velocities, dtype=float) * self.frames_per_s / self.px_per_deg
+            for i, name in enumerate(("velocity_u", "velocity_v")):
+                out[name] = Coordinate(vel[:, i], "deg/s", dim="velocity",
+                                       long_name=f"{name[-1]} of the velocity grid, image axes")
+        return out
+
     def to_attrs(self) -> dict[str, Any]:
         """Deterministic, JSON-serialisable description for store attributes."""
         out = dataclasses.asdict(self)

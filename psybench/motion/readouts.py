@@ -359,7 +359,7 @@ def compute_readout(
     # writer, which is atomic and writes the same manifest as write_store.
     specs = {k: StreamSpec(v.shape, np.float64, dims, attrs=a) for k, (v, dims, a) in values.items()}
     block = {k: np.asarray(v, dtype=np.float64) for k, (v, _, _) in values.items()}
-    return write_store_stream(out_path, specs, [block], attrs)
+    return write_store_stream(out_path, specs, [block], attrs, coords=display.coords(len(vbar)))
 
 
 def compute_readouts(

@@ -15,6 +15,7 @@ from psybench.intphys.ingest.conditions import apply_condition_table, read_condi
 from psybench.intphys.ingest.decode import _decoded_blocks, _depth_encoding_of, _imread, frame_layout
 from psybench.intphys.ingest.layout import IntPhysFormatError, list_movies, shard_movies
 from psybench.intphys.ingest.status import mask_names, movie_metadata, read_status
+from psybench.io.coords import Coordinate
 from psybench.io.store import StreamSpec, write_store_stream
 from psybench.io.tables import read_table, write_table
 
@@ -112,8 +113,13 @@ def ingest_shard(
                             shards=(s, T, H, W),
                             attrs={"units": "gray value; names in metadata column masks_grayscale"}),
     }
+    # IntPhys gives no frame rate nor visual angle (Riochet et al. 2018): frames and pixels are the units
+    coords = {"t": Coordinate(np.arange(T), "frame", long_name="frame index"),
+              "y": Coordinate(np.arange(H), "px", long_name="image row, downwards"),
+              "x": Coordinate(np.arange(W), "px", long_name="image column, rightwards")}
     write_store_stream(
-        out_store, specs, _decoded_blocks(movies, jobs, T, H, W, threads=threads, prefetch=k), store_attrs
+        out_store, specs, _decoded_blocks(movies, jobs, T, H, W, threads=threads, prefetch=k), store_attrs,
+        coords=coords,
     )
     write_table(table, out_table)
     return table

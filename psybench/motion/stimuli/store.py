@@ -11,6 +11,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from psybench.motion.display import Display
 from psybench.motion.stimuli.families import FAMILIES, render
 
@@ -68,7 +70,7 @@ def write_stimulus(
             attrs={"units": "luminance, 0 black to 1 white", "frame_ms": display.frame_ms},
         )
     }
-    return write_store(out_path, arrays, attrs)
+    return write_store(out_path, arrays, attrs, coords=display.coords(*np.shape(stim.frames)))
 
 
 def write_stimuli(

@@ -1,0 +1,139 @@
+"""``psybench.score``: the workflow's numbers for one model, from one Python call (issue 16, Deliver 2)."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import psybench
+from psybench.aggregate.table import SCORE_COLUMNS
+from psybench.api import parse_benchmark, score_config
+from psybench.config import ConfigError
+from psybench.progress_line import ProgressLine, format_seconds
+from psybench.registry import ModelError
+
+KEYS = ["model", "track", "experiment", "metric", "direction"]
+
+
+def _values(rows: pd.DataFrame) -> pd.DataFrame:
+    return rows[KEYS + ["value"]].sort_values(KEYS, kind="stable").reset_index(drop=True)
+
+
+@pytest.fixture(scope="module")
+def workflow_rows(completed_workflow, harness, tmp_path_factory):
+    """The workflow's motion score rows of the tiny config (its model 'hs' = horn_schunck)."""
+    work = harness.clone(completed_workflow, tmp_path_factory.mktemp("api") / "wf")
+    harness.run(work, "--cores", "1", "results/aggregate/scores_motion.csv")
+    return work, pd.read_csv(work / "results/aggregate/scores_motion.csv")
+
+
+@pytest.mark.workflow
+def test_score_equals_the_workflow_rows(harness, workflow_rows, capsys):
+    work, expected = workflow_rows
+    tiny = harness.tiny_config()
+    rows = psybench.score("horn_schunck", "motion", name="hs", config=tiny)
+    assert list(rows.columns) == list(SCORE_COLUMNS)
+    assert len(rows) == len(expected) == 8  # 4 experiments x (error, passed)
+    got, want = _values(rows), _values(expected)
+    pd.testing.assert_frame_equal(got.drop(columns="value"), want.drop(columns="value"), check_dtype=False)
+    np.testing.assert_allclose(got["value"], want["value"], rtol=1e-12, equal_nan=True)
+    assert (rows["source"] == "psybench.score(motion)").all()
+    err = capsys.readouterr().err
+    assert "psybench.score('hs', 'motion'): 24/24 (100 %)" in err and "left" in err
+
+
+@pytest.mark.workflow
+def test_score_one_experiment_on_the_runs_stimulus_stores(harness, workflow_rows):
+    """``motion/barberpole`` on the stores the workflow rendered: its rows of the workflow, nothing else."""
+    work, expected = workflow_rows
+    rows = psybench.score("horn_schunck", "motion/barberpole", name="hs", config=harness.tiny_config(),
+                          stimuli=work / "results/stimuli", progress=False)
+    want = expected[expected["experiment"] == "barberpole"]
+    np.testing.assert_allclose(_values(rows)["value"], _values(want)["value"], rtol=1e-12)
+    assert set(rows["experiment"]) == {"barberpole"}
+
+
+def test_user_function_with_ordinary_parameter_and_its_errors(harness, tmp_path):
+    cfg = harness.tiny_config()
+
+    def estimate(frame0, frame1, radius=3):
+        return np.zeros(np.shape(frame0) + (2,), np.float32)
+
+    with pytest.raises(ModelError, match=r"model 'estimate': unknown parameter\(s\) \['size'\].*accepted: "
+                                         r"\['radius'\]"):
+        psybench.score(estimate, "motion/barberpole", params={"size": 2}, config=cfg)
+    with pytest.raises(FileNotFoundError, match=r"stimulus store .*barberpole_ar1\.zarr is missing"):
+        psybench.score(estimate, "motion/barberpole", params={"radius": 2}, config=cfg, stimuli=tmp_path,
+                       progress=False)
+
+
+@pytest.mark.parametrize("benchmark,error,message", [
+    ("vision", ValueError, r"benchmark 'vision': unknown track 'vision'; tracks: \['motion', 'attention'"),
+    ("motion/barber", ValueError, r"unknown motion experiment 'barber'; known: \['barberpole'"),
+    ("attention", NotImplementedError, r"the attention track runs through the workflow only"),
+])
+def test_bad_benchmarks_are_named(benchmark, error, message):
+    with pytest.raises(error, match=message):
+        psybench.score("horn_schunck", benchmark)
+
+
+def test_parse_benchmark_and_config_overrides(harness):
+    assert parse_benchmark("motion") == ("motion", None)
+    assert parse_benchmark("intphys/O2") == ("intphys", "O2")
+    cfg = score_config(harness.tiny_config(), {"motion": {"directions_deg": [0, 15]}})
+    assert cfg["motion"]["directions_deg"] == [0, 15] and cfg["motion"]["gratings"]["diameters_deg"] == [2, 6, 12]
+    assert cfg["motion"]["readout"]["lambda_ms"] > 0  # schema default filled
+    with pytest.raises(ConfigError, match=r"motion\.directions_deg"):
+        score_config(harness.tiny_config(), {"motion": {"directions_deg": "east"}})
+
+
+def test_progress_line_estimates_the_time_left():
+    out = io.StringIO()
+    line = ProgressLine("job", stream=out)
+    line.start(total=4)
+    line.t0 -= 10.0  # as if the first step took 10 s
+    first = line.step("a")
+    assert first.startswith("job: 1/4 (25 %) a, 10 s elapsed, ~30 s left")
+    assert out.getvalue() == first + "\n"  # not a terminal: one line per step
+    assert format_seconds(75.2) == "1 min 15 s"
+    silent = io.StringIO()
+    ProgressLine("job", enabled=False, stream=silent).step("a")
+    assert silent.getvalue() == ""
+
+
+INTPHYS = {"tracks": ["intphys"], "intphys": {
+    "generator": {"seed": 0, "blocks": ["O1"], "per_condition": 1, "n_train": 4, "height": 16, "width": 16,
+                  "n_frames": 8},
+    "shard_size": 40, "n_boot": 20}}
+
+
+def _overall(rows: pd.DataFrame, metric: str, experiment: str = "all/all/all/all") -> float:
+    (value,) = rows.loc[(rows["experiment"] == experiment) & (rows["metric"] == metric), "value"]
+    return float(value)
+
+
+def test_intphys_constant_model_gives_the_tie_values():
+    """P = 0.5 for every movie: L_R = L_A = 0.5 by the tie rule, L_R_strict 0 (Riochet et al. 2018, sec. 3.2)."""
+    rows = psybench.score("constant", "intphys", overrides=INTPHYS, progress=False)
+    assert set(rows["track"]) == {"intphys"} and set(rows["model"]) == {"constant"}
+    assert _overall(rows, "L_R") == 0.5 and _overall(rows, "L_A") == 0.5 and _overall(rows, "L_R_strict") == 0.0
+    assert list(rows.columns) == list(SCORE_COLUMNS)
+
+
+def test_intphys_user_function_with_ordinary_parameter_one_block(tmp_path):
+    """A user's plausibility function (ordinary keyword parameter) through the intphys stages, block O1 only."""
+
+    def plausibility(observation, scale=10.0):
+        depth = np.asarray(observation.depth, dtype=np.float64)
+        jump = np.abs(np.diff(depth, axis=1)).mean(axis=(2, 3)).max(axis=1)
+        return pd.Series(np.exp(-jump / scale), index=list(observation.movies))
+
+    rows = psybench.score(plausibility, "intphys/O1", params={"scale": 50.0}, overrides=INTPHYS,
+                          workdir=tmp_path, progress=False)
+    assert rows["experiment"].str.startswith("O1/").all() and len(rows)
+    answer = tmp_path / "plausibility" / "answer.txt"  # the submission file, kept in workdir
+    assert len(answer.read_text().splitlines()) == 4 * 18  # one line per movie: 18 quadruplets of block O1
+    assert 0.0 <= _overall(rows, "L_R", "O1/all/all/all") <= 1.0
