@@ -122,6 +122,6 @@ def test_user_callable_is_a_feature_family(user_module):
     maps = feature_maps(frames, model=f"{user_module}:edges", chunk_frames=3, gain=2.0).compute()
     assert maps.shape == (7, 30, 40, 2) and maps.dtype == np.float32
     np.testing.assert_array_equal(maps, func(frames, gain=2.0))
-    wrong_shape = r"saliency model 'user_saliency_mod:wrong' returned maps of shape \(1, 30, 40\)"
+    wrong_shape = r"saliency model 'user_saliency_mod:wrong' returned 'maps' of shape \(1, 30, 40\)"
     with pytest.raises(ValueError, match=wrong_shape):
         feature_maps(frames, model=f"{user_module}:wrong").compute()
