@@ -193,7 +193,9 @@ def load_config(path: str | Path) -> dict[str, Any]:
     """Read a YAML config file and validate it (see :func:`validate_config`)."""
     path = Path(path)
     try:
-        config = yaml.safe_load(path.read_text()) or {}
+        config = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"config file {path} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"config file {path} is not valid YAML: {exc}") from None
     if not isinstance(config, dict):
