@@ -151,7 +151,8 @@ def check_cross_keys(config: Mapping[str, Any], models: Mapping[str, Mapping[str
       control square alone has no long axis; Masson et al. 2000);
     * ``literature``: a file inside the project that parses
       (:func:`psybench.motion.literature.load_literature`);
-    * IntPhys: the ``conditions`` CSV and every ``external_answers`` file exist;
+    * IntPhys: the evaluation split is not the training split (held out); the
+      ``conditions`` CSV and every ``external_answers`` file exist;
     * attention: at least one model; every movie's ``file`` and ``gaze`` files exist,
       its ``popout`` keywords are those of
       :func:`psybench.attention.stimuli.render_popout`, its gaze comes from
@@ -168,6 +169,9 @@ def check_cross_keys(config: Mapping[str, Any], models: Mapping[str, Mapping[str
     _check_literature(config.get("literature"))
     if "intphys" in tracks:
         section = config["intphys"]
+        if section["eval_split"] == section["train_split"]:  # held out means held out
+            raise _error("intphys.eval_split", f"{section['eval_split']!r} is also intphys.train_split: the "
+                         "next-frame predictor would be scored on the movies it was trained on")
         if section.get("conditions"):
             _inside_project("intphys.conditions", section["conditions"])
         for name, path in (section.get("external_answers") or {}).items():
