@@ -17,6 +17,7 @@ from typing import Any
 import jsonschema
 import yaml
 
+from psybench.config_checks import check_callables, check_cross_keys, check_finite, check_memory, check_model_params
 from psybench.registry import ModelError, resolve_model
 
 __all__ = [
@@ -92,12 +93,21 @@ def prepare_workflow(config: dict[str, Any], *, schema_path: str | Path = SCHEMA
     """Validate ``config`` in place and return every track's resolved models (see :func:`resolve_models`).
 
     What the workflow calls once while the Snakefile is parsed (rules/common.smk):
-    each model entry is resolved exactly once.
+    each model entry is resolved exactly once. Besides the schema it checks what a
+    schema cannot (:mod:`psybench.config_checks`): finite numbers, user callables,
+    model parameters, files, cross-key constraints, leaderboards and the memory the
+    largest array of the run needs.
     """
+    check_finite(config)
     check_schema(config, schema_path=schema_path)
     if "intphys" in config.get("tracks", []):
         _check_intphys_root(config["intphys"])
-    return resolve_models(config)
+    check_callables(config)
+    models = resolve_models(config)
+    check_model_params(config, models)
+    check_cross_keys(config, models)
+    check_memory(config)
+    return models
 
 
 def check_schema(config: dict[str, Any], *, schema_path: str | Path = SCHEMA_PATH) -> dict[str, Any]:
@@ -183,7 +193,9 @@ def load_config(path: str | Path) -> dict[str, Any]:
     """Read a YAML config file and validate it (see :func:`validate_config`)."""
     path = Path(path)
     try:
-        config = yaml.safe_load(path.read_text()) or {}
+        config = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"config file {path} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"config file {path} is not valid YAML: {exc}") from None
     if not isinstance(config, dict):

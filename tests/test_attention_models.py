@@ -64,6 +64,7 @@ def test_registry_lists_the_three_feature_families_with_defaults():
 def test_default_config_models_give_todays_labels_and_store_names():
     cfg = yaml.safe_load((SCHEMA_PATH.parent / "config.yaml").read_text())
     cfg["tracks"] = ["attention"]
+    cfg["aggregate"]["leaderboards"] = []  # the default pages name motion and intphys, not run here
     models = saliency_models(validate_config(cfg))
     rows = [(r["features"], r["L"]) for m in models for r in m.rows()]
     assert rows == [("raw", 1), ("raw", 5), ("pyramid", 1), ("pyramid", 3), ("itti", 1), ("itti", 3)]
@@ -121,6 +122,6 @@ def test_user_callable_is_a_feature_family(user_module):
     maps = feature_maps(frames, model=f"{user_module}:edges", chunk_frames=3, gain=2.0).compute()
     assert maps.shape == (7, 30, 40, 2) and maps.dtype == np.float32
     np.testing.assert_array_equal(maps, func(frames, gain=2.0))
-    wrong_shape = r"saliency model 'user_saliency_mod:wrong' returned maps of shape \(1, 30, 40\)"
+    wrong_shape = r"saliency model 'user_saliency_mod:wrong' returned 'maps' of shape \(1, 30, 40\)"
     with pytest.raises(ValueError, match=wrong_shape):
         feature_maps(frames, model=f"{user_module}:wrong").compute()

@@ -207,10 +207,12 @@ def test_misbehaving_user_pair_model_fails_naming_it(stimulus, tmp_path, user_pa
     assert not list(tmp_path.glob("bad.zarr.tmp-*"))  # no half-written store left behind
 
 
-def test_user_model_returning_a_list_is_accepted(stimulus, tmp_path, user_path):
+def test_user_model_returning_a_list_is_refused(stimulus, tmp_path, user_path):
+    # issue 17: a list is not silently converted (tests/test_validation_models.py has the other cases)
     path, _ = stimulus
     spec = resolve_model({"name": "lst", "callable": f"{user_path}:as_list"})
-    assert not open_store(run_motion_model(spec, path, tmp_path / "lst.zarr"))["flow"].compute().any()
+    with pytest.raises(ModelError, match=r"model 'lst' returned list for 'flow' at frames 0-1"):
+        run_motion_model(spec, path, tmp_path / "lst.zarr")
 
 
 def test_user_stream_model_with_distributed_representation(stimulus, tmp_path, user_path):

@@ -52,6 +52,7 @@ import numpy as np
 from psybench.attention.defaults import CHUNK_FRAMES, LAGS_MS
 from psybench.attention.grid_coords import grid_coords
 from psybench.io.store import ArraySpec, open_store, write_store
+from psybench.model_checks import check_maps, model_failure, read_only
 from psybench.registry import get_algorithm, list_algorithms, load_callable
 
 __all__ = ["saliency_function", "channel_names", "feature_maps", "write_feature_store"]
@@ -88,17 +89,18 @@ def channel_names(func: Callable[..., Any], n: int) -> list[str]:
 
 def _block(src: np.ndarray, drop: int, name: str, func: Callable[..., Any], params: Mapping[str, Any]) -> np.ndarray:
     """Maps of ``src[drop:]``, the model reading ``src[:drop]`` as history if it declares some."""
-    src = np.asarray(src, np.float32)
-    if getattr(func, "history_frames", 0):
-        out = func(src[drop:], history=src[:drop] if drop else None, **params)
-    else:
-        out = func(src[drop:], **params)
-    out = np.asarray(out, np.float32)
+    src = read_only(np.asarray(src, np.float32))  # a model writing into its input raises, naming it
     t, H, W = src[drop:].shape
-    if out.ndim != 4 or out.shape[:3] != (t, H, W):
-        raise ValueError(f"saliency model {name!r} returned maps of shape {out.shape} for frames of shape "
-                         f"{(t, H, W)}; expected (t, H, W, K) = ({t}, {H}, {W}, K)")
-    return out
+    where = f"a block of {t} frames"
+    try:
+        if getattr(func, "history_frames", 0):
+            out = func(src[drop:], history=src[:drop] if drop else None, **params)
+        else:
+            out = func(src[drop:], **params)
+    except Exception as exc:
+        raise model_failure(name, exc, where, label="saliency model") from exc
+    maps = check_maps(name, "maps", out, (t, H, W, None), where, label="saliency model")
+    return maps.astype(np.float32, copy=False)
 
 
 def feature_maps(frames, *, model: str | Callable[..., Any], chunk_frames: int = CHUNK_FRAMES, **params) -> da.Array:

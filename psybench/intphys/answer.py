@@ -72,27 +72,32 @@ def read_answer(path: str | os.PathLike, metadata: pd.DataFrame, *, require_all:
     path = Path(path)
     known = dict(zip(metadata["movie"].astype(str), metadata["quadruplet"].astype(str)))
     seen: dict[str, tuple[int, float]] = {}
-    with open(path) as fh:
-        for no, line in enumerate(fh, start=1):
-            text = line.rstrip("\n")
-            if not text.strip():
-                continue
-            where = f"{path}, line {no} ({text!r})"
-            parts = text.split()
-            if len(parts) != 2:
-                raise AnswerFormatError(f"{where}: expected '<block>/<index>/<run> <score>'")
-            movie, raw = parts
-            if movie not in known:
-                raise AnswerFormatError(f"{where}: unknown movie {movie!r}")
-            try:
-                v = float(raw)
-            except ValueError:
-                raise AnswerFormatError(f"{where}: score {raw!r} is not a number") from None
-            if not (0.0 <= v <= 1.0):  # also rejects NaN
-                raise AnswerFormatError(f"{where}: score {raw} is outside [0, 1]")
-            if movie in seen:
-                raise AnswerFormatError(f"{where}: duplicate movie {movie!r}, already on line {seen[movie][0]}")
-            seen[movie] = (no, v, text)
+    raw_bytes = path.read_bytes()
+    try:
+        lines = raw_bytes.decode("utf-8").split("\n")
+    except UnicodeDecodeError as exc:
+        line_no = raw_bytes[: exc.start].count(b"\n") + 1
+        raise AnswerFormatError(f"{path}, line {line_no}: not UTF-8 text ({exc.reason})") from None
+    for no, line in enumerate(lines, start=1):
+        text = line.rstrip("\r")
+        if not text.strip():
+            continue
+        where = f"{path}, line {no} ({text!r})"
+        parts = text.split()
+        if len(parts) != 2:
+            raise AnswerFormatError(f"{where}: expected '<block>/<index>/<run> <score>'")
+        movie, raw = parts
+        if movie not in known:
+            raise AnswerFormatError(f"{where}: unknown movie {movie!r}")
+        try:
+            v = float(raw)
+        except ValueError:
+            raise AnswerFormatError(f"{where}: score {raw!r} is not a number") from None
+        if not (0.0 <= v <= 1.0):  # also rejects NaN
+            raise AnswerFormatError(f"{where}: score {raw} is outside [0, 1]")
+        if movie in seen:
+            raise AnswerFormatError(f"{where}: duplicate movie {movie!r}, already on line {seen[movie][0]}")
+        seen[movie] = (no, v, text)
     by_q: dict[str, list[str]] = {}
     for m, q in known.items():
         by_q.setdefault(q, []).append(m)

@@ -157,7 +157,9 @@ def load_literature(path: str | os.PathLike) -> dict[str, Any]:
     if not path.is_file():
         raise FileNotFoundError(f"literature file {path} does not exist")
     try:
-        doc = yaml.safe_load(path.read_text())
+        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise LiteratureError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except yaml.YAMLError as exc:
         raise LiteratureError(f"{path}: not valid YAML ({exc})") from exc
     return validate_literature(doc, where=str(path))

@@ -36,28 +36,15 @@ from typing import Any
 import numpy as np
 
 from psybench.io.store import StreamSpec, open_store, write_store_stream
+from psybench.model_checks import check_maps, model_failure, read_only
 from psybench.motion.display import Display
 from psybench.registry import ModelError, ModelSpec, resolve_model
 
 __all__ = ["motion_response_blocks", "run_motion_model", "run_motion_model_batch"]
 
 
-def _check_output(spec: ModelSpec, name: str, block: np.ndarray, expected: tuple[int, ...], where: str) -> None:
-    if not isinstance(block, np.ndarray):
-        raise ModelError(
-            f"model {spec.name!r} returned {type(block).__name__} for {name!r} at {where}, expected an ndarray"
-        )
-    if not (np.issubdtype(block.dtype, np.integer) or np.issubdtype(block.dtype, np.floating)):
-        raise ModelError(
-            f"model {spec.name!r} returned {name!r} of dtype {block.dtype} at {where}, expected real numbers"
-        )
-    if block.shape != expected:
-        raise ModelError(
-            f"model {spec.name!r} returned {name!r} of shape {block.shape} at {where}, expected {expected}"
-        )
-    if not np.all(np.isfinite(block)):
-        n = int(np.size(block) - np.count_nonzero(np.isfinite(block)))
-        raise ModelError(f"model {spec.name!r} returned {n} non-finite value(s) (NaN/inf) in {name!r} at {where}")
+def _check_output(spec: ModelSpec, name: str, block: Any, expected: tuple[int, ...], where: str) -> np.ndarray:
+    return check_maps(spec.name, name, block, expected, where)
 
 
 def motion_response_blocks(
@@ -83,7 +70,9 @@ def motion_response_blocks(
     def load(a: int, b: int) -> np.ndarray:
         block = frames[a:b]
         block = block.compute() if hasattr(block, "compute") else np.asarray(block)
-        return np.asarray(block, dtype=np.float32)
+        # read-only: a model that writes into its input frames raises (naming it) instead of
+        # changing the frames the next pair or model sees
+        return read_only(np.asarray(block, dtype=np.float32))
 
     if spec.kind == "pair":
         def pair(i: int, f0: np.ndarray, f1: np.ndarray) -> np.ndarray:
@@ -92,10 +81,7 @@ def motion_response_blocks(
             except ModelError:
                 raise
             except Exception as exc:
-                raise ModelError(
-                    f"model {spec.name!r} raised {type(exc).__name__} on frames {i - 1}-{i}: {exc}"
-                ) from exc
-            out = np.asarray(out) if not isinstance(out, np.ndarray) else out
+                raise model_failure(spec.name, exc, f"frames {i - 1}-{i}") from exc
             _check_output(spec, "flow", out, (height, width, 2), f"frames {i - 1}-{i}")
             return out.astype(np.float32, copy=False)
 
@@ -113,6 +99,7 @@ def motion_response_blocks(
                 yield {"flow": out}
     elif spec.kind == "stream":
         chunks = (load(a, min(n_t, a + block_frames)) for a in range(0, n_t, block_frames))
+        start = 0
         try:
             gen = func(chunks, display=display, **params)
             for block in gen:
@@ -120,11 +107,15 @@ def motion_response_blocks(
                     raise ModelError(
                         f"model {spec.name!r} yielded {type(block).__name__}, expected a dict like {{'flow': array}}"
                     )
+                for key, value in block.items():  # the store would turn a list into an array: refuse it here
+                    if not isinstance(value, np.ndarray):
+                        check_maps(spec.name, key, value, (), f"the block from frame {start}")
+                start += len(block.get("flow", ()))
                 yield block
         except (ModelError, GeneratorExit):
             raise
         except Exception as exc:  # a model's own failure: name the model, keep the cause
-            raise ModelError(f"model {spec.name!r} raised {type(exc).__name__}: {exc}") from exc
+            raise model_failure(spec.name, exc) from exc
     else:
         raise ModelError(f"model {spec.name!r}: kind {spec.kind!r} is not a motion model kind ('pair' or 'stream')")
 

@@ -5,6 +5,8 @@
 * :mod:`~psybench.attention.gaze.frames` -- I-VT saccade filtering and resampling to frames;
 * :mod:`~psybench.attention.gaze.synthetic` -- synthetic observers and the random
   controls' scanpaths (Shic & Scassellati 2007, sec. 5.1);
+* :mod:`~psybench.attention.gaze.validity` -- off-screen and time-less samples marked
+  invalid, recordings without a valid sample refused;
 * :mod:`~psybench.attention.gaze.movie_table` -- the gaze stage of a configured movie.
 
 The public names of these modules are importable from this package.
@@ -19,6 +21,7 @@ from psybench.attention.gaze.synthetic import (
     random_saccade_scanpaths,
     synthetic_observers,
 )
+from psybench.attention.gaze.validity import clean_recording, mark_invalid, screen_bounds
 
 __all__ = [
     "GazeFormatError",
@@ -35,4 +38,7 @@ __all__ = [
     "random_saccade_scanpaths",
     "random_physiological_scanpaths",
     "write_gaze_table",
+    "mark_invalid",
+    "screen_bounds",
+    "clean_recording",
 ]

@@ -57,8 +57,10 @@ def resample_to_frames(
     frame_ms = 1000.0 / frames_per_s
     pieces = []
     for (subject, mov), sub in samples.groupby(["subject", "movie"], sort=True):
-        f = np.floor(sub["t_ms"].to_numpy() / frame_ms + 1e-9).astype(int)
-        ok = sub["valid"].to_numpy() & (f >= 0) & (f < n_frames)
+        q = np.floor(sub["t_ms"].to_numpy(float) / frame_ms + 1e-9)
+        inside = np.isfinite(q) & (q >= 0) & (q < n_frames)  # a NaN time cast to int is any frame
+        f = np.where(inside, q, -1).astype(int)
+        ok = sub["valid"].to_numpy() & inside
         sx = np.bincount(f[ok], weights=sub["x"].to_numpy()[ok], minlength=n_frames)
         sy = np.bincount(f[ok], weights=sub["y"].to_numpy()[ok], minlength=n_frames)
         cnt = np.bincount(f[ok], minlength=n_frames)

@@ -13,6 +13,7 @@ from psybench.attention.defaults import IVT_THRESHOLD_DEG_S
 from psybench.attention.gaze.frames import ivt_filter, resample_to_frames
 from psybench.attention.gaze.loaders import load_gaze
 from psybench.attention.gaze.synthetic import synthetic_observers
+from psybench.attention.gaze.validity import clean_recording, screen_bounds
 from psybench.io.store import open_store
 from psybench.io.tables import write_table
 
@@ -71,8 +72,11 @@ def write_gaze_table(
         if not files:
             raise ValueError(f"attention.movies.{movie}.gaze lists no file")
         fmt = spec.get("gaze_format", "auto")
-        samples = pd.concat([load_gaze(f, fmt=fmt, **_loader_options(movie, spec, fmt)) for f in files],
-                            ignore_index=True)
+        # off-screen samples and samples without a time are invalid; a file left with none is an error
+        size = store.attrs.get("source_size") or (spec.get("screen") or {}).get("movie_px")
+        bounds = screen_bounds(size, spec.get("screen")) if size else None
+        samples = pd.concat([clean_recording(load_gaze(f, fmt=fmt, **_loader_options(movie, spec, fmt)), f, bounds)
+                             for f in files], ignore_index=True)
         samples["movie"] = movie
     else:
         raise ValueError(f"attention.movies.{movie}: needs 'observers' (synthetic) or 'gaze' (files)")

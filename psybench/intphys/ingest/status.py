@@ -169,11 +169,33 @@ def mask_names(status: dict[str, Any]) -> tuple[list[tuple[int, str]] | None, st
     return sorted((v, n) for n, v in stable.items()), "per_frame_remapped", luts
 
 
+def _boolean(status: dict, key: str) -> bool:
+    """``status[key]`` if it is a JSON boolean: ``"false"``, 0 or null are refused (``bool("false")`` is True)."""
+    value = status[key]
+    if not isinstance(value, bool):
+        raise IntPhysFormatError(
+            f"status file {status.get('_path', '?')}: {key!r} is {value!r} ({type(value).__name__}); "
+            "expected a JSON boolean, true or false"
+        )
+    return value
+
+
 def _possible(status: dict) -> Any:
     for key in ("possible", "is_possible"):
         if key in status:
-            return bool(status[key])
+            return _boolean(status, key)
     return pd.NA
+
+
+def _n_objects(status: dict, key: str) -> int:
+    """``n_objects`` of a status file: an integer 1-3 (IntPhys V1.0), as a number or its digits."""
+    value = status[key]
+    ok = isinstance(value, int) and not isinstance(value, bool) or isinstance(value, str) and value.strip().isdigit()
+    if not ok or not 1 <= int(value) <= 3:
+        raise IntPhysFormatError(
+            f"status file {status.get('_path', '?')}: {key!r} is {value!r}; expected the number of objects, 1, 2 or 3"
+        )
+    return int(value)
 
 
 def _status_conditions(status: dict) -> dict[str, Any]:
@@ -186,14 +208,14 @@ def _status_conditions(status: dict) -> dict[str, Any]:
     if "visibility" in status:
         out["visibility"] = str(status["visibility"])
     elif "is_occluded" in status:
-        out["visibility"] = "occluded" if status["is_occluded"] else "visible"
+        out["visibility"] = "occluded" if _boolean(status, "is_occluded") else "visible"
     for key in ("motion", "movement"):
         if key in status:
             out["motion"] = str(status[key])
             break
     for key in ("n_objects", "nobjects", "num_objects"):
         if key in status:
-            out["n_objects"] = int(status[key])
+            out["n_objects"] = _n_objects(status, key)
             break
     return out
 

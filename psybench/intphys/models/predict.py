@@ -17,6 +17,7 @@ import pandas as pd
 
 from psybench.intphys.models.observation import observe
 from psybench.io.tables import write_table
+from psybench.model_checks import model_failure
 from psybench.registry import ModelError, resolve_model
 
 __all__ = ["ModelSpecError", "TRAINED_ALGORITHMS", "predict_shard"]
@@ -63,7 +64,26 @@ def predict_shard(entry: Mapping[str, Any], store_path: str | os.PathLike, metad
     if weights is not None:
         params["weights"] = weights
     observation = observe(store_path, metadata_path)
-    p = pd.Series(spec.algorithm.function(observation, **params), dtype=float)
+    # The observation is frozen and its arrays are Dask arrays: every read computes a fresh
+    # NumPy array, so a model writing into what it read changes nothing that psybench (or
+    # another model) reads; unlike the motion and attention frames they need no read-only view.
+    user = spec.algorithm.source == "user"
+    try:
+        raw = spec.algorithm.function(observation, **params)
+    except Exception as exc:
+        if not user or isinstance(exc, ModelError):
+            raise
+        raise model_failure(name, exc) from exc
+    if not isinstance(raw, pd.Series):
+        raise ModelSpecError(f"model {name!r} returned {type(raw).__name__}; expected a pandas.Series "
+                             "(movie id -> P(possible) in [0, 1])")
+    numeric = pd.api.types.is_numeric_dtype(raw.dtype) and not pd.api.types.is_bool_dtype(raw.dtype)
+    if not pd.api.types.is_float_dtype(raw.dtype) and (user or not numeric):  # a user's 0/1 ints: a bug
+        raise ModelSpecError(f"model {name!r} returned a Series of dtype {raw.dtype}; expected floating point "
+                             "probabilities in [0, 1]")
+    if raw.index.has_duplicates:
+        raise ModelSpecError(f"model {name!r} returned movie {raw.index[raw.index.duplicated()][0]!r} twice")
+    p = raw.astype(float)
     movies = list(observation.movies)
     if sorted(map(str, p.index)) != sorted(movies):
         raise ModelSpecError(f"model {name!r} returned scores for {len(p)} movies, the store has {len(movies)}")

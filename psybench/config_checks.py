@@ -1,0 +1,315 @@
+"""Checks of a config that JSON Schema cannot express, run before any job (issue 17).
+
+:func:`psybench.config.prepare_workflow` runs them around the schema check, in this
+order: :func:`check_finite` (JSON Schema lets NaN through every bound: ``nan > 0``
+and ``nan < 0`` are both false), the schema, :func:`check_callables` (before a user
+module is imported), the models' resolution, :func:`check_model_params`,
+:func:`check_cross_keys` (files, other keys, leaderboards) and :func:`check_memory`.
+Each failure is a :class:`psybench.config.ConfigError` whose message names the key
+as a dotted path, e.g. ``motion.models[0].params.alpha``.
+
+The upper bounds are sanity bounds, not literature values: they are far above
+anything the source experiments use (Tlapale et al. 2010, RR-7317: 100 frames/s,
+displays of a few hundred pixels; Riochet et al. 2018, IntPhys: 100 frames of
+288 x 288 px; Shic & Scassellati 2007: 40 x 30 cells) and stop a typing slip
+(``1e9``) from allocating hundreds of GiB at run time.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "check_finite", "check_callables", "check_model_params", "check_cross_keys", "check_memory",
+    "array_estimates", "machine_memory_bytes", "PARAM_MAX",
+]
+
+# Largest value of a built-in model parameter, by name: iteration counts and pyramid
+# levels beyond these do not change a result on a display of at most 4096 px but can
+# run for days (a 1e9-iteration Horn & Schunck solve).
+PARAM_MAX = {
+    "n_iter": 100_000, "iterations": 10_000, "n_warps": 1_000, "levels": 16,
+    "gradient_descent_iterations": 10_000, "variational_refinement_iterations": 10_000,
+    "n_directions": 360, "n_velocity_directions": 360, "threads": 256, "downsample": 64,
+    "mt_downsample": 64, "match_downsample": 64,
+}
+# Longest rendered pop-out movie: 1e5 frames is 2.8 h at the paper's 10 frames/s.
+POPOUT_MAX_FRAMES = 100_000
+
+
+def _error(key: str, message: str) -> Exception:
+    from psybench.config import ConfigError
+
+    return ConfigError(f"config key {key}: {message}")
+
+
+def _walk(node: Any, key: str = "") -> Iterator[tuple[str, Any]]:
+    if isinstance(node, Mapping):
+        for k, v in node.items():
+            yield from _walk(v, f"{key}.{k}" if key else str(k))
+    elif isinstance(node, (list, tuple)):
+        for i, v in enumerate(node):
+            yield from _walk(v, f"{key}[{i}]")
+    else:
+        yield key, node
+
+
+def check_finite(config: Mapping[str, Any]) -> None:
+    """Refuse NaN and infinite numbers anywhere in ``config`` (YAML's ``.nan``, ``.inf``).
+
+    No key of psybench takes a non-finite number: a NaN ``readout.lambda_ms`` would
+    make every score NaN with exit code 0, ``frames_per_s: .inf`` an OverflowError.
+    """
+    for key, value in _walk(config):
+        if isinstance(value, float) and not math.isfinite(value):
+            raise _error(key, f"{value} is not a finite number")
+
+
+def check_callables(config: Mapping[str, Any]) -> None:
+    """Refuse a ``callable`` from the standard library or builtins (``os:system``).
+
+    A model callable is a user's function in the user's own module; a standard
+    library function is never a model, and calling one with frames could do harm.
+    """
+    stdlib = set(sys.stdlib_module_names) | set(sys.builtin_module_names)
+    for track, section in config.items():
+        entries = section.get("models") if isinstance(section, Mapping) else None
+        for i, entry in enumerate(entries if isinstance(entries, list) else []):
+            path = entry.get("callable") if isinstance(entry, Mapping) else None
+            if isinstance(path, str) and path.split(":")[0].split(".")[0] in stdlib:
+                raise _error(
+                    f"{track}.models[{i}].callable",
+                    f"{path!r} is in Python's standard library, not a model; name a function of your own "
+                    "module ('package.module:function')",
+                )
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def check_model_params(config: Mapping[str, Any], models: Mapping[str, Mapping[str, Any]]) -> None:
+    """Check every model parameter against its default's type (and, for built-ins, sign and bound).
+
+    A parameter whose default is a number takes one number (not a list), an integer
+    default takes an integer, a tuple default takes a list of numbers. A built-in
+    algorithm's parameter whose default is >= 0 takes no negative value and stays
+    within :data:`PARAM_MAX`. User callables get the type checks only: their signs
+    are theirs to define.
+    """
+    for track, specs in models.items():
+        index = {e["name"]: i for i, e in enumerate(config[track].get("models") or [])}
+        for name, spec in specs.items():
+            defaults, builtin = spec.algorithm.defaults, spec.algorithm.source != "user"
+            for p, value in (config[track]["models"][index[name]].get("params") or {}).items():
+                key = f"{track}.models[{index[name]}].params.{p}"
+                _check_param(key, f"model {name!r}", value, defaults.get(p), builtin)
+
+
+def _check_param(key: str, owner: str, value: Any, default: Any, builtin: bool) -> None:
+    where = f"({owner}, default {default!r})"
+    if _is_number(default):
+        if not _is_number(value):
+            raise _error(key, f"{value!r} is not a single number {where}")
+        if isinstance(default, int) and not isinstance(value, int):
+            raise _error(key, f"{value!r} is not an integer {where}")
+        values = [value]
+    elif isinstance(default, tuple) and default and all(_is_number(d) for d in default):
+        if not isinstance(value, (list, tuple)) or not value or not all(_is_number(v) for v in value):
+            raise _error(key, f"{value!r} is not a list of numbers {where}")
+        values = list(value)
+    else:
+        return
+    if not builtin:
+        return
+    if min(default if isinstance(default, tuple) else (default,)) >= 0 and min(values) < 0:
+        raise _error(key, f"{min(values)!r} is negative; this parameter takes values >= 0 {where}")
+    bound = PARAM_MAX.get(key.rsplit(".", 1)[1])
+    if bound is not None and max(values) > bound:
+        raise _error(key, f"{max(values)!r} exceeds {bound}, the largest value psybench accepts {where}")
+
+
+def _inside_project(key: str, value: str, *, must_exist: str = "file") -> Path:
+    """``value`` resolved against the working directory; it must exist (a file or a folder)."""
+    project = Path.cwd().resolve()
+    path = (project / value).resolve()
+    exists = path.is_file() if must_exist == "file" else path.is_dir()
+    if not exists:
+        raise _error(key, f"{must_exist} {value} does not exist (relative paths start at {project})")
+    return path
+
+
+def check_cross_keys(config: Mapping[str, Any], models: Mapping[str, Mapping[str, Any]]) -> None:
+    """Constraints between keys and on files, checked before any job.
+
+    * the motion experiments' own needs: a barber-pole aspect ratio > 1 (the
+      control square alone has no long axis; Masson et al. 2000);
+    * ``literature``: a file inside the project that parses
+      (:func:`psybench.motion.literature.load_literature`);
+    * IntPhys: the evaluation split is not the training split (held out); the
+      ``conditions`` CSV and every ``external_answers`` file exist;
+    * attention: at least one model; every movie's ``file`` and ``gaze`` files exist,
+      its ``popout`` keywords are those of
+      :func:`psybench.attention.stimuli.render_popout`, its gaze comes from
+      ``observers`` or ``gaze``;
+    * ``aggregate.leaderboards``: each names an enabled track, a configured model
+      of it (or its algorithm, for a sweep) and criteria of enabled tracks (the
+      report job would otherwise fail at the end of the run, issue 16).
+    """
+    tracks = config.get("tracks") or []
+    motion = config.get("motion") or {}
+    ratios = (motion.get("barberpole") or {}).get("aspect_ratios") or [2]
+    if "motion" in tracks and max(ratios) <= 1:
+        raise _error("motion.barberpole.aspect_ratios", f"{ratios} has no ratio > 1 (no aperture with a long axis)")
+    _check_literature(config.get("literature"))
+    if "intphys" in tracks:
+        section = config["intphys"]
+        if section["eval_split"] == section["train_split"]:  # held out means held out
+            raise _error("intphys.eval_split", f"{section['eval_split']!r} is also intphys.train_split: the "
+                         "next-frame predictor would be scored on the movies it was trained on")
+        if section.get("conditions"):
+            _inside_project("intphys.conditions", section["conditions"])
+        for name, path in (section.get("external_answers") or {}).items():
+            _inside_project(f"intphys.external_answers.{name}", path)
+    if "attention" in tracks:
+        _check_attention(config["attention"])
+    _check_leaderboards(config, models)
+
+
+def _check_literature(value: str | None) -> None:
+    if not value:
+        return
+    from psybench.motion.literature import LiteratureError, load_literature
+
+    path = Path(value)
+    project = Path.cwd().resolve()
+    resolved = (project / path).resolve()
+    if resolved != project and project not in resolved.parents:
+        raise _error("literature", f"{value} is outside the project ({project}); copy it into the project")
+    _inside_project("literature", value)
+    try:
+        load_literature(resolved)
+    except LiteratureError as exc:
+        raise _error("literature", str(exc)) from None
+
+
+def _check_attention(section: Mapping[str, Any]) -> None:
+    import inspect
+
+    from psybench.attention.stimuli import render_popout
+
+    if not section.get("models"):
+        raise _error("attention.models", "lists no model; the attention track needs at least one (e.g. "
+                     "{name: raw, algorithm: raw, L: [1]})")
+    popout_keys = sorted(set(inspect.signature(render_popout).parameters) - {"grid"})
+    for movie, spec in (section.get("movies") or {}).items():
+        key = f"attention.movies.{movie}"
+        defaults = {k: p.default for k, p in inspect.signature(render_popout).parameters.items()}
+        for kw, value in (spec.get("popout") or {}).items():
+            if kw not in popout_keys:
+                raise _error(f"{key}.popout.{kw}", f"unknown pop-out keyword {kw!r}; known: {popout_keys}")
+            _check_param(f"{key}.popout.{kw}", "render_popout", value, defaults[kw], builtin=False)
+        n_frames = (spec.get("popout") or {}).get("n_frames", 1)
+        if not 1 <= n_frames <= POPOUT_MAX_FRAMES:
+            raise _error(f"{key}.popout.n_frames", f"{n_frames} is outside [1, {POPOUT_MAX_FRAMES}]")
+        if "file" in spec:
+            _inside_project(f"{key}.file", spec["file"])
+        gaze = spec.get("gaze")
+        files = gaze if isinstance(gaze, list) else [gaze] if gaze is not None else []
+        for i, f in enumerate(files):
+            _inside_project(f"{key}.gaze" + (f"[{i}]" if isinstance(gaze, list) else ""), str(f))
+        if gaze is not None and not files:
+            raise _error(f"{key}.gaze", "lists no file")
+        if "observers" not in spec and gaze is None:
+            raise _error(key, "needs 'observers' (synthetic, for a popout) or 'gaze' (recording files)")
+        if "observers" in spec and "popout" not in spec:
+            raise _error(f"{key}.observers", "synthetic observers need a rendered 'popout' movie (a planted target)")
+
+
+def _check_leaderboards(config: Mapping[str, Any], models: Mapping[str, Mapping[str, Any]]) -> None:
+    tracks = list(config.get("tracks") or [])
+    for i, board in enumerate((config.get("aggregate") or {}).get("leaderboards") or []):
+        key = f"aggregate.leaderboards[{i}]"
+        track = board.get("track")
+        if track is not None and track not in tracks:
+            raise _error(f"{key}.track", f"track {track!r} is not run (tracks: {tracks})")
+        for j, criterion in enumerate(board.get("criteria") or []):
+            if criterion.split("/")[0] not in tracks:
+                raise _error(f"{key}.criteria[{j}]", f"{criterion!r} belongs to no track that is run ({tracks})")
+        model = board.get("model")
+        # the long table's model column holds a model's name or, for a sweep, its algorithm's
+        names = sorted({x for t, specs in models.items() if track in (None, t)
+                        for n, spec in specs.items() for x in (n, spec.algorithm.name)})
+        if model is not None and model not in names:
+            raise _error(f"{key}.model", f"model {model!r} is not configured; configured: {names}")
+
+
+def machine_memory_bytes() -> int:
+    """Physical memory of this machine (psutil if installed, else ``os.sysconf``)."""
+    try:
+        import psutil
+
+        return int(psutil.virtual_memory().total)
+    except ImportError:
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+
+
+def array_estimates(config: Mapping[str, Any]) -> list[tuple[str, str, int]]:
+    """The largest arrays a (schema-filled) config implies: ``[(keys, what, bytes)]``.
+
+    * motion, at every frame rate of the run (``display.frames_per_s`` and the
+      ``generalisation.frames_per_s`` levels): the flow response of a model,
+      ``t x h x w x 2`` float32 (the stimulus, ``t x h x w`` float32, is half of it);
+    * IntPhys (generated tree): one movie decoded, ``frames x h x w`` at 8 bytes per
+      pixel (RGB uint8 + float32 depth + uint8 mask, psybench.intphys.ingest.decode);
+    * attention, per pop-out movie: its frames on the cell grid (``t x h x w``
+      float32) times the largest neighbourhood ``L x L`` of a model's feature vector.
+    """
+    out = []
+    tracks = config.get("tracks") or []
+    display = config.get("display") or {}
+    if "motion" in tracks and "motion" in config:
+        motion = config["motion"]
+        rates = [("display.frames_per_s", display["frames_per_s"])]
+        levels = ((motion.get("generalisation") or {}).get("frames_per_s") or {}).get("levels") or []
+        rates += [(f"motion.generalisation.frames_per_s.levels[{i}]", r) for i, r in enumerate(levels)]
+        h, w = display["height_px"], display["width_px"]
+        for key, fps in rates:
+            t = int(motion["duration_ms"] * fps / 1000.0) + 1
+            out.append((f"{key}, motion.duration_ms, display.width_px, display.height_px",
+                        f"a motion flow response {t} x {h} x {w} x 2 float32", t * h * w * 2 * 4))
+    if "intphys" in tracks and (config.get("intphys") or {}).get("generate"):
+        g = config["intphys"]["generator"]
+        t, h, w = g["n_frames"], g["height"], g["width"]
+        out.append(("intphys.generator.n_frames, intphys.generator.height, intphys.generator.width",
+                    f"one IntPhys movie {t} x {h} x {w} (RGB + depth + mask, 8 bytes/px)", t * h * w * 8))
+    if "attention" in tracks and "attention" in config:
+        section = config["attention"]
+        gw, gh = section["grid"]
+        side = max((max(m["L"]) if isinstance(m.get("L"), list) else m.get("L") or 1)
+                   for m in section.get("models") or [{"L": 1}])
+        for movie, spec in (section.get("movies") or {}).items():
+            if "popout" in spec:
+                t = int((spec["popout"] or {}).get("n_frames", 600))
+                out.append((f"attention.movies.{movie}.popout.n_frames, attention.grid, attention.models[*].L",
+                            f"attention features {t} x {gh} x {gw} x {side * side} float32",
+                            t * gh * gw * side * side * 4))
+    return out
+
+
+def check_memory(config: Mapping[str, Any], *, limit_bytes: int | None = None) -> None:
+    """Refuse a config whose largest array (:func:`array_estimates`) exceeds memory.
+
+    ``limit_bytes`` defaults to :func:`machine_memory_bytes`; the message names the
+    keys that set the array's size.
+    """
+    limit = machine_memory_bytes() if limit_bytes is None else int(limit_bytes)
+    for keys, what, nbytes in array_estimates(config):
+        if nbytes > limit:
+            raise _error(keys, f"imply {what} of {nbytes / 2**30:.3g} GiB, more than this machine's "
+                         f"{limit / 2**30:.3g} GiB of memory")

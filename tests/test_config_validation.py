@@ -1,0 +1,184 @@
+"""Every malformed config of issue 17 fails before any job, with a message naming the key.
+
+Library level: :func:`psybench.config.prepare_workflow` is what rules/common.smk calls
+while the Snakefile is parsed, so an error raised there stops the run before any
+job is planned; one ``snakemake -n`` run shows it through the workflow.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from psybench.config import ConfigError, prepare_workflow
+from psybench.config_checks import array_estimates, check_memory
+
+ROOT = Path(__file__).resolve().parent.parent
+
+ATTENTION = {
+    "movies": {"A": {"popout": {"n_frames": 10}, "observers": {"p_target": [0.9, 0.1]}}},
+    "models": [{"name": "raw", "algorithm": "raw", "L": [1]}],
+    "pairs": [["A", "A"]],
+}
+# a recorded movie with its gaze file; both exist in the project (see ``project``)
+RECORDED = {"file": "data/clip.mp4", "gaze": ["data/s01.csv"], "frames_per_s": 25}
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    """A project folder (the working directory) holding the literature file, a movie and a gaze file."""
+    proj = tmp_path / "proj"
+    (proj / "config").mkdir(parents=True)
+    shutil.copy(ROOT / "config" / "literature.yaml", proj / "config" / "literature.yaml")
+    (proj / "data").mkdir()
+    (proj / "data" / "clip.mp4").write_bytes(b"\x00")
+    (proj / "data" / "s01.csv").write_text("t,x,y\n0,1,1\n")
+    (tmp_path / "outside.yaml").write_text("parameters: {}\n")
+    (proj / "config" / "latin1.yaml").write_bytes("citation: Barth\xe9lemy\n".encode("latin-1"))
+    monkeypatch.chdir(proj)
+    return proj
+
+
+def _tiny(harness, *tracks):
+    cfg = harness.tiny_config()
+    cfg["tracks"] = ["motion", *tracks]
+    if "attention" in tracks:
+        cfg["attention"] = copy.deepcopy(ATTENTION)
+    return cfg
+
+
+def _set(path, value):
+    def mutate(cfg):
+        node = cfg
+        for key in path[:-1]:
+            node = node[key] if isinstance(node, list) else node.setdefault(key, {})
+        if isinstance(node, list) and path[-1] == len(node):
+            node.append(value)
+        else:
+            node[path[-1]] = value
+    return mutate
+
+
+def _params(**params):
+    return _set(["motion", "models", 0, "params"], params)
+
+
+NAN, INF = float("nan"), float("inf")
+
+# (id, extra tracks, mutation, the key the message must name)
+CASES = [
+    ("param-nan", (), _params(alpha=NAN), "motion.models[0].params.alpha"),
+    ("param-negative", (), _params(alpha=-1.0), "motion.models[0].params.alpha"),
+    ("param-list", (), _params(alpha=[1.0, 2.0]), "motion.models[0].params.alpha"),
+    ("param-float-for-int", (), _params(levels=2.5), "motion.models[0].params.levels"),
+    ("1e9-iterations", (), _params(n_iter=10**9), "motion.models[0].params.n_iter"),
+    ("lambda-nan", (), _set(["motion", "readout", "lambda_ms"], NAN), "motion.readout.lambda_ms"),
+    ("lambda-inf", (), _set(["motion", "readout", "lambda_ms"], INF), "motion.readout.lambda_ms"),
+    ("criterion-nan", (), _set(["motion", "criteria", "diamonds", "r2_min"], NAN), "motion.criteria.diamonds.r2_min"),
+    ("alpha-nan", (), _set(["aggregate", "alpha"], NAN), "aggregate.alpha"),
+    ("width-1e6", (), _set(["display", "width_px"], 10**6), "display.width_px"),
+    ("n-tiles-1e9", (), _set(["motion", "dashed_bars", "n_tiles"], [1, 10**9]), "motion.dashed_bars.n_tiles[1]"),
+    ("aggregate-n-boot-1e9", (), _set(["aggregate", "n_boot"], 10**9), "aggregate.n_boot"),
+    ("intphys-n-boot-1e9", ("intphys",), _set(["intphys", "n_boot"], 10**9), "intphys.n_boot"),
+    ("intphys-1e9-frames", ("intphys",), _set(["intphys", "generator", "n_frames"], 10**9),
+     "intphys.generator.n_frames"),
+    ("fps-1e9", (), _set(["display", "frames_per_s"], 1e9), "display.frames_per_s"),
+    ("fps-inf", (), _set(["display", "frames_per_s"], INF), "display.frames_per_s"),
+    ("two-diameters", (), _set(["motion", "gratings", "diameters_deg"], [2, 8]), "motion.gratings.diameters_deg"),
+    ("no-long-aperture", (), _set(["motion", "barberpole", "aspect_ratios"], [1, 1]),
+     "motion.barberpole.aspect_ratios"),
+    ("empty-tracks", (), _set(["tracks"], []), "tracks"),
+    ("intphys-train-is-eval", ("intphys",), _set(["intphys", "eval_split"], "train"), "intphys.eval_split"),
+    ("intphys-missing-answer", ("intphys",), _set(["intphys", "external_answers"], {"sub": "answer.txt"}),
+     "intphys.external_answers.sub"),
+    ("intphys-unknown-algorithm", ("intphys",), _set(["intphys", "models"], [{"name": "x", "algorithm": "psychic"}]),
+     "intphys.models[0]"),
+    ("intphys-unknown-kind", ("intphys",),
+     _set(["intphys", "models"], [{"name": "x", "callable": "mine:f", "kind": "telepathy"}]), "intphys.models[0].kind"),
+    ("missing-movie", ("attention",), _set(["attention", "movies", "C"], {**RECORDED, "file": "data/gone.mp4"}),
+     "attention.movies.C.file"),
+    ("missing-gaze", ("attention",), _set(["attention", "movies", "C"], {**RECORDED, "gaze": ["data/gone.csv"]}),
+     "attention.movies.C.gaze[0]"),
+    ("unknown-popout-keyword", ("attention",), _set(["attention", "movies", "A", "popout", "n_boxes"], 3),
+     "attention.movies.A.popout.n_boxes"),
+    ("popout-frames-text", ("attention",), _set(["attention", "movies", "A", "popout", "n_frames"], "ten"),
+     "attention.movies.A.popout.n_frames"),
+    ("literature-outside", (), _set(["literature"], "../outside.yaml"), "literature"),
+    ("literature-missing", (), _set(["literature"], "config/nope.yaml"), "literature"),
+    ("literature-not-utf8", (), _set(["literature"], "config/latin1.yaml"), "literature"),
+    ("callable-os-system", (), _set(["motion", "models", 1], {"name": "x", "callable": "os:system"}),
+     "motion.models[1].callable"),
+    ("callable-builtins", ("attention",),
+     _set(["attention", "models", 0], {"name": "x", "callable": "builtins:eval", "L": 1}),
+     "attention.models[0].callable"),
+    ("attention-no-models", ("attention",), _set(["attention", "models"], []), "attention.models"),
+    ("leaderboard-absent-model", (), _set(["aggregate", "leaderboards"], [{"name": "s", "model": "tlapale_v1mt"}]),
+     "aggregate.leaderboards[0].model"),
+    ("leaderboard-absent-track", (), _set(["aggregate", "leaderboards"], [{"name": "i", "track": "intphys"}]),
+     "aggregate.leaderboards[0].track"),
+    ("leaderboard-absent-criterion", (),
+     _set(["aggregate", "leaderboards"], [{"name": "a", "criteria": ["attention/A/rs"]}]),
+     "aggregate.leaderboards[0].criteria[0]"),
+    # within every bound, but 60 s of a 4096 px display at 1000 frames/s: an 8 TB response
+    ("motion-response-memory", (), lambda c: c["display"].update(width_px=4096, height_px=4096, frames_per_s=1000)
+     or c["motion"].update(duration_ms=60000), "display.frames_per_s"),
+    ("intphys-movie-memory", ("intphys",),
+     _set(["intphys", "generator"], {"n_frames": 10000, "height": 4096, "width": 4096}), "intphys.generator.n_frames"),
+    ("attention-feature-memory", ("attention",),
+     lambda c: c["attention"].update(grid=[4096, 4096]) or c["attention"]["movies"]["A"]["popout"].update(
+         n_frames=100000), "attention.movies.A.popout.n_frames"),
+]
+
+
+@pytest.mark.parametrize("tracks,mutate,key", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_malformed_config_is_refused_naming_the_key(harness, project, tracks, mutate, key):
+    cfg = _tiny(harness, *tracks)
+    mutate(cfg)
+    with pytest.raises(ConfigError, match=re.escape(f"config key {key}")) as err:
+        prepare_workflow(cfg)
+    assert "Traceback" not in str(err.value)
+
+
+@pytest.mark.parametrize("tracks", [(), ("intphys",), ("attention",)])
+def test_the_unmodified_configs_pass(harness, project, tracks):
+    """The controls of the cases above: each base config, and a recorded movie whose files exist."""
+    cfg = _tiny(harness, *tracks)
+    if "attention" in tracks:
+        cfg["attention"]["movies"]["C"] = dict(RECORDED)
+    models = prepare_workflow(cfg)
+    assert set(models) == {"motion", *tracks}
+
+
+def test_leaderboard_of_a_sweep_may_name_the_algorithm(harness, project):
+    cfg = _tiny(harness)
+    cfg["motion"]["models"].append({"name": "hs_smooth", "algorithm": "horn_schunck", "params": {"alpha": 0.5}})
+    cfg["aggregate"] = {"leaderboards": [{"name": "sweep", "track": "motion", "model": "horn_schunck"}]}
+    prepare_workflow(cfg)
+
+
+def test_memory_estimate_is_the_response_size_and_the_limit_is_the_machines(harness, project):
+    cfg = _tiny(harness)
+    prepare_workflow(cfg)  # fills the defaults
+    (keys, what, nbytes), = array_estimates(cfg)
+    # TINY_CONFIG: 200 ms at 50 frames/s = 10 intervals, 11 frames of 96 x 96, 2 float32 components
+    assert nbytes == 11 * 96 * 96 * 2 * 4 and "11 x 96 x 96 x 2" in what
+    check_memory(cfg, limit_bytes=nbytes)
+    with pytest.raises(ConfigError, match=r"config key display\.frames_per_s, motion\.duration_ms.*GiB"):
+        check_memory(cfg, limit_bytes=nbytes - 1)
+
+
+@pytest.mark.workflow
+def test_snakemake_refuses_a_nan_before_any_job(harness, tmp_path):
+    cfg = harness.tiny_config()
+    cfg["motion"]["readout"] = {"lambda_ms": NAN}
+    work = harness.copy(tmp_path / "wf", cfg)
+    proc = harness.run(work, "-n", harness.table, check=False, timeout=300)
+    out = harness.output(proc)
+    assert proc.returncode != 0, out
+    assert "config key motion.readout.lambda_ms: nan is not a finite number" in out
+    assert "Job stats" not in out and "jobid" not in out  # nothing was planned
+    assert not (work / "results").exists()
