@@ -38,6 +38,8 @@ def get_all_targets():
         targets += attention_targets()
     if "intphys" in config["tracks"]:
         targets += intphys_targets()
+    # every requested leaderboard, not only through the report (aggregate_common.smk)
+    targets += expand("results/aggregate/leaderboard_{name}.csv", name=LEADERBOARD_NAMES)
     targets += ["results/aggregate/scores_long.csv", "results/report"]
     return targets
 

@@ -9,7 +9,7 @@ it labelled. The group attributes hold the caller's deterministic metadata
 (display mapping, stimulus and model parameters, code hash) under their own
 keys, plus a ``psybench`` manifest written last::
 
-    {"format": 1, "complete": true,
+    {"format": 2, "complete": true,
      "arrays": {name: {"shape": [...], "dtype": "float32", "chunks": [...],
                        "dims": [...], "sha256": "<digest of the C-order data>"}}}
 
@@ -37,6 +37,7 @@ import numpy as np
 import zarr
 
 from psybench.io.atomic import atomic_output
+from psybench.io.filecheck import record_files
 from psybench.io.integrity import (
     FORMAT_VERSION,
     MANIFEST_KEY,
@@ -215,6 +216,7 @@ def write_store(
                 manifest["arrays"][name]["sha256"] = combine_digests(digests)
         manifest["complete"] = True
         group.attrs[MANIFEST_KEY] = manifest
+        record_files(tmp)  # last: lists every file, the group's zarr.json with its manifest included
     return path
 
 
@@ -353,4 +355,5 @@ def write_store_stream(
             manifest["arrays"][name]["sha256"] = combine_digests(st["digests"])
         manifest["complete"] = True
         group.attrs[MANIFEST_KEY] = manifest
+        record_files(tmp)  # last: lists every file, the group's zarr.json with its manifest included
     return path

@@ -1,0 +1,176 @@
+"""Damaged artifacts are never reused: quarantined at planning, refused by the job that reads them.
+
+Every store lists its files (size, mtime, SHA-256) in ``.psybench-files/zarr.json`` and every
+table in ``.<stem>.files.json`` (:mod:`psybench.io.filecheck`), written last.
+:func:`psybench.io.quarantine_damaged` (planning) moves a damaged one aside so it is
+rebuilt; :func:`psybench.io.open_store` and :func:`psybench.io.read_table` (jobs, in
+every track) refuse one with an error naming the file.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import numpy as np
+import pandas as pd
+import pytest
+import zarr
+
+from psybench.io import StoreError, open_store, quarantine_damaged, read_table, write_store, write_table
+from psybench.io.filecheck import FILES_NAME, FileCheckError, table_manifest
+from psybench.io.store import ArraySpec
+
+
+def _store(root):
+    data = np.arange(4 * 6 * 5, dtype=np.float32).reshape(4, 6, 5)
+    return write_store(root / "results" / "s" / "a.zarr", {"x": ArraySpec(data, ("t", "y", "x"), chunks=(2, 6, 5))})
+
+
+def _chunk(store):
+    return sorted(p for p in (store / "x" / "c").rglob("*") if p.is_file())[0]
+
+
+def _flip(path, keep_mtime=False):
+    st = path.stat()
+    raw = bytearray(path.read_bytes())
+    raw[len(raw) // 2] ^= 0xFF
+    path.write_bytes(bytes(raw))
+    if keep_mtime:
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+def _truncate(path):
+    os.truncate(path, path.stat().st_size // 2)
+
+
+class TestStoreDamage:
+    @pytest.mark.parametrize("damage", ["truncate", "flip", "extra_file", "no_file_manifest", "rewritten_array"])
+    def test_damaged_store_is_quarantined_and_refused(self, tmp_path, damage):
+        store = _store(tmp_path)
+        if damage == "truncate":
+            _truncate(_chunk(store))
+        elif damage == "flip":
+            _flip(_chunk(store))
+        elif damage == "extra_file":
+            shutil.copy(_chunk(store), _chunk(store).with_name("9"))
+        elif damage == "no_file_manifest":
+            shutil.rmtree(store / FILES_NAME)
+        else:  # valid Zarr, other values, exit 0: what rewrote the IntPhys masks
+            zarr.open_array(str(store / "x"), mode="r+")[:] = 7.0
+        with pytest.raises(StoreError, match=str(store)):
+            open_store(store)
+        moved = quarantine_damaged(tmp_path / "results")
+        assert [p for p, _ in moved] == [store] and not store.exists()
+        assert (tmp_path / "results" / ".damaged" / "s" / "a.zarr").is_dir()
+
+    def test_consumer_error_names_the_file(self, tmp_path):
+        store = _store(tmp_path)
+        chunk = _chunk(store)
+        _flip(chunk, keep_mtime=True)  # same size and mtime: planning cannot see it, the job does
+        assert quarantine_damaged(tmp_path / "results") == []
+        with pytest.raises(StoreError, match=f"{chunk.relative_to(store)}.*SHA-256"):
+            open_store(store)
+
+    def test_touched_store_is_not_damage(self, tmp_path):
+        store = _store(tmp_path)
+        for p in store.rglob("*"):
+            os.utime(p)  # snakemake --touch, a copy without -p: new mtimes, same bytes
+        assert quarantine_damaged(tmp_path / "results") == []
+        np.testing.assert_array_equal(open_store(store)["x"].compute()[0, 0], np.arange(5))
+
+    def test_store_being_replaced_while_checked_is_left_alone(self, tmp_path, monkeypatch):
+        """A writer's os.replace during the check: the name now holds another (complete) store."""
+        import psybench.io.integrity as integrity
+
+        store = _store(tmp_path)
+        real = integrity._quick_verify
+
+        def racing(path):
+            fresh = _store(tmp_path / "other")
+            os.replace(path, path.with_name("gone"))
+            os.replace(fresh, path)  # the writer's rename of its finished store
+            raise StoreError(f"store {path} lacks array 'x'")  # what the check saw mid-rename
+
+        monkeypatch.setattr(integrity, "_quick_verify", racing)
+        assert quarantine_damaged(tmp_path / "results") == []
+        monkeypatch.setattr(integrity, "_quick_verify", real)
+        assert store.is_dir() and open_store(store)
+
+    def test_staging_directories_are_never_checked(self, tmp_path):
+        store = _store(tmp_path)
+        staging = store.with_name("a.zarr.tmp-12345")
+        shutil.copytree(store, staging)
+        _truncate(_chunk(staging))
+        assert quarantine_damaged(tmp_path / "results") == [] and staging.is_dir()
+
+
+class TestTableDamage:
+    def _table(self, tmp_path):
+        path = tmp_path / "results" / "t" / "scores.csv"
+        write_table(pd.DataFrame({"model": ["a", "b"], "score": [0.25, 0.75]}), path)
+        return path
+
+    @pytest.mark.parametrize("damage", ["half_csv", "garbage_parquet", "edited_csv"])
+    def test_damaged_table_is_quarantined_and_refused(self, tmp_path, damage):
+        csv = self._table(tmp_path)
+        if damage == "half_csv":
+            _truncate(csv)
+            culprit = csv.name
+        elif damage == "garbage_parquet":
+            csv.with_suffix(".parquet").write_bytes(b"PAR1 not a parquet file")
+            culprit = "scores.parquet"
+        else:
+            csv.write_text(csv.read_text().replace("0.25", "0.95"))
+            culprit = csv.name
+        with pytest.raises(FileCheckError, match=f"table {csv}: file {culprit}"):
+            read_table(csv)
+        with pytest.raises(FileCheckError, match=culprit):
+            read_table(csv.with_suffix(".parquet"))
+        moved = quarantine_damaged(tmp_path / "results")
+        assert [p for p, _ in moved] == [csv]
+        assert not csv.exists() and not csv.with_suffix(".parquet").exists() and not table_manifest(csv).exists()
+
+    def test_intact_table_is_kept(self, tmp_path):
+        csv = self._table(tmp_path)
+        assert quarantine_damaged(tmp_path / "results") == []
+        assert read_table(csv)["score"].tolist() == [0.25, 0.75]
+
+
+class TestEveryTrackRefusesDamagedInput:
+    """Each track's consumer reads its store through open_store: a damaged input is an error naming it."""
+
+    def test_intphys_observation(self, tmp_path):
+        from psybench.intphys.generate import generate_intphys
+        from psybench.intphys.ingest import ingest_shard
+        from psybench.intphys.models.observation import observe
+
+        generate_intphys(tmp_path / "data", "dev", blocks=("O1",), n_frames=8, height=16, width=16)
+        store, table = tmp_path / "shard.zarr", tmp_path / "shard.csv"
+        ingest_shard(tmp_path / "data", "dev", store, table, shard_size=100)
+        assert observe(store, table).movies
+        masks = zarr.open_array(str(store / "masks"), mode="r+")
+        masks[0] = np.asarray(masks[0]) + 1  # the measured fault: masks rewritten, exit 0
+        with pytest.raises(StoreError, match=f"store {store}: file masks/c"):
+            observe(store, table)
+
+    def test_attention_features(self, tmp_path):
+        from psybench.attention.features import write_feature_store
+        from psybench.attention.stimuli import write_popout_store
+
+        stim = write_popout_store(tmp_path / "A.zarr", seed=1, n_frames=4)
+        _flip(sorted((stim / "frames" / "c").rglob("*"))[-1], keep_mtime=True)
+        with pytest.raises(StoreError, match=f"store {stim}: file frames/c"):
+            write_feature_store(stim, tmp_path / "f.zarr", model="raw")
+        assert not (tmp_path / "f.zarr").exists()
+
+    def test_motion_responses(self, tmp_path):
+        from psybench.motion.responses import run_motion_model
+        from psybench.registry import resolve_model
+
+        store = _store(tmp_path)
+        _truncate(_chunk(store))
+        spec = resolve_model({"name": "hs", "algorithm": "horn_schunck"}, track="motion")
+        with pytest.raises(StoreError, match=f"store {store}"):
+            run_motion_model(spec, store, tmp_path / "r.zarr")
+        assert not (tmp_path / "r.zarr").exists()
