@@ -1,10 +1,13 @@
 # Config validation, damaged-store quarantine, wildcard constraints, the code hashes of
 # the shared stages and the shared input functions; each track's own input and params
 # functions are in rules/<track>_common.smk.
+import sys
 from pathlib import Path
 
 from psybench.config import prepare_workflow
+from psybench.io.atomic import remove_stale_temporaries
 from psybench.io.integrity import quarantine_damaged
+from psybench.io.planning import may_repair
 from psybench.provenance import code_hash, params_hash
 
 # Validated once (schema defaults filled in place) and every track's models resolved
@@ -12,10 +15,16 @@ from psybench.provenance import code_hash, params_hash
 MODELS = prepare_workflow(config)
 
 # Snakemake sees a directory output as up to date whatever it holds: move damaged
-# stores aside so that they, and everything downstream, are rebuilt.
+# stores and tables aside so that they, and everything downstream, are rebuilt, and
+# remove the temporaries of killed writers. Only in the real run, never in a dry run,
+# --unlock ... or beside a run holding the lock.
 if config["verify_stores"] == "structural":
-    for _store, _why in quarantine_damaged("results"):
-        logger.warning(f"psybench: moved damaged store {_store} to results/.damaged/ to rebuild it: {_why}")
+    _repair, _ = may_repair(Path.cwd(), sys.argv[1:], main_process=workflow.is_main_process)
+    for _tmp in remove_stale_temporaries("results") if _repair else []:
+        logger.info(f"psybench: removed {_tmp}, left by a killed run")
+    for _store, _why in quarantine_damaged("results") if _repair else []:
+        _kind = "table" if _store.suffix == ".csv" else "store"
+        logger.warning(f"psybench: moved damaged {_kind} {_store} to results/.damaged/ to rebuild it: {_why}")
 
 
 wildcard_constraints:

@@ -19,6 +19,7 @@ import zarr
 
 from psybench.io import StoreError, open_store, quarantine_damaged, read_table, write_store, write_table
 from psybench.io.filecheck import FILES_NAME, FileCheckError, table_manifest
+from psybench.io.planning import may_repair
 from psybench.io.store import ArraySpec
 
 
@@ -69,7 +70,7 @@ class TestStoreDamage:
         chunk = _chunk(store)
         _flip(chunk, keep_mtime=True)  # same size and mtime: planning cannot see it, the job does
         assert quarantine_damaged(tmp_path / "results") == []
-        with pytest.raises(StoreError, match=f"{chunk.relative_to(store)}.*SHA-256"):
+        with pytest.raises(StoreError, match=f"{chunk.relative_to(store)}.*checksum"):
             open_store(store)
 
     def test_touched_store_is_not_damage(self, tmp_path):
@@ -174,3 +175,62 @@ class TestEveryTrackRefusesDamagedInput:
         with pytest.raises(StoreError, match=f"store {store}"):
             run_motion_model(spec, store, tmp_path / "r.zarr")
         assert not (tmp_path / "r.zarr").exists()
+
+
+class TestMayRepair:
+    @pytest.mark.parametrize("argv", [["-n"], ["--dry-run", "all"], ["-pn"], ["--unlock"], ["--touch"], ["-S"],
+                                      ["--cores", "2", "--dag"], ["--list-changes", "params"]])
+    def test_read_only_commands_do_not_repair(self, tmp_path, argv):
+        ok, why = may_repair(tmp_path, argv)
+        assert not ok and "runs no job" in why
+
+    @pytest.mark.parametrize("argv", [[], ["--cores", "2", "all"], ["-j2", "-p"], ["-c1", "--force", "x.csv"]])
+    def test_real_runs_repair(self, tmp_path, argv):
+        assert may_repair(tmp_path, argv) == (True, "")
+
+    def test_held_lock_or_a_job_process_does_not_repair(self, tmp_path):
+        assert may_repair(tmp_path, [], main_process=False)[0] is False
+        (tmp_path / ".snakemake" / "locks").mkdir(parents=True)
+        assert may_repair(tmp_path, [])[0] is True  # an empty lock folder: no run holds it
+        (tmp_path / ".snakemake" / "locks" / "0.input.lock").write_text("results/x\n")
+        ok, why = may_repair(tmp_path, ["--cores", "2"])
+        assert not ok and "another run" in why
+
+
+@pytest.mark.workflow
+def test_damaged_artifacts_rebuilt_by_the_real_run_only(harness, completed_workflow, tmp_path):
+    work = harness.clone(completed_workflow, tmp_path / "wf")
+    store = sorted((work / "results/readouts/hs").glob("*.zarr"))[0]
+    _flip(_chunk_of(store))
+    table = work / harness.table
+    good = table.read_bytes()
+    _truncate(table)
+    for args in (["-n", harness.table], ["--unlock"]):
+        harness.run(work, *args)
+        assert store.is_dir() and not (work / "results/.damaged").exists(), args
+    lock = work / ".snakemake" / "locks" / "0.input.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    lock.write_text("results/x\n")  # another run holds the directory: this one is refused, and moves nothing
+    assert harness.run(work, "--cores", "1", harness.table, check=False).returncode != 0
+    assert not (work / "results/.damaged").exists()
+    lock.unlink()
+    import subprocess
+    import sys
+
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    leftovers = [work / f"results/report.tmp-{dead.pid}", work / f"results/aggregate/.scores.tmp-{dead.pid}.csv"]
+    leftovers[0].mkdir()
+    leftovers[1].write_text("model,")  # what three killed report jobs left behind, measured
+    proc = harness.run(work, "--cores", "2", harness.table)
+    out = harness.output(proc)
+    assert not any(p.exists() for p in leftovers), out
+    assert f"moved damaged store results/readouts/hs/{store.name}" in out, out
+    assert f"moved damaged table {harness.table}" in out, out
+    assert (work / "results/.damaged/readouts/hs" / store.name).is_dir()
+    assert table.read_bytes() == good  # rebuilt, identical to the clean run
+    open_store(store, deep=True)
+
+
+def _chunk_of(store):
+    return max((p for p in store.rglob("*") if p.is_file() and "/c/" in str(p)), key=lambda p: p.stat().st_size)

@@ -109,11 +109,11 @@ def _compare(base: Path, manifest: Path, names: Iterable[str] | None, *, content
         try:
             st = path.stat()
         except FileNotFoundError:
-            raise FileCheckError(f"file {name} listed in its manifest is missing") from None
+            raise FileCheckError(f"file {name} listed in its manifest is missing: truncated") from None
         if st.st_size != rec["size"]:
             raise FileCheckError(f"file {name} has {st.st_size} bytes, {rec['size']} when written: truncated")
         if (content or st.st_mtime_ns > written_ns) and _sha256(path) != rec["sha256"]:
-            raise FileCheckError(f"file {name} does not match its SHA-256 recorded when written: corrupted")
+            raise FileCheckError(f"file {name} does not match its checksum (SHA-256 when written): corrupted")
 
 
 def check_files(root: str | os.PathLike) -> None:

@@ -99,8 +99,6 @@ def verify_store(
     manifest = group.attrs.get(MANIFEST_KEY)
     if not manifest or not manifest.get("complete"):
         raise StoreError(f"store {path} is incomplete (no psybench manifest): it was not written to the end")
-    if files:
-        _check_listed(path, manifest, content=True)
     for name, meta in manifest["arrays"].items():
         if name not in group:
             raise StoreError(f"store {path} lacks array {name!r} listed in its manifest")
@@ -123,6 +121,8 @@ def verify_store(
                 raise StoreError(f"store {path}: array {name!r} cannot be decoded ({exc})") from exc
             if combine_digests(digests) != meta.get("sha256"):
                 raise StoreError(f"store {path}: array {name!r} does not match its checksum: corrupted")
+    if files:
+        _check_listed(path, manifest, content=True)
     return manifest
 
 
