@@ -1,6 +1,7 @@
 # Config validation, damaged-store quarantine, wildcard constraints, the code hashes of
 # the shared stages and the shared input functions; each track's own input and params
 # functions are in rules/<track>_common.smk.
+import shlex
 import sys
 from pathlib import Path
 
@@ -8,7 +9,7 @@ from psybench.config import prepare_workflow
 from psybench.io.atomic import remove_stale_temporaries
 from psybench.io.integrity import quarantine_damaged
 from psybench.io.planning import may_repair
-from psybench.provenance import code_hash, params_hash
+from psybench.provenance import PACKAGE_ROOT, code_hash, params_hash
 
 # Validated once (schema defaults filled in place) and every track's models resolved
 # once: a bad value fails before any job, naming its key (psybench.config.ConfigError).
@@ -25,6 +26,14 @@ if config["verify_stores"] == "structural":
     for _store, _why in quarantine_damaged("results") if _repair else []:
         _kind = "table" if _store.suffix == ".csv" else "store"
         logger.warning(f"psybench: moved damaged {_kind} {_store} to results/.damaged/ to rebuild it: {_why}")
+
+# Snakemake enforces resources.runtime on clusters only: every local job command runs
+# under a watchdog that stops it at the limit, naming it (psybench/io/timelimit.py).
+if config["job_time_limit_min"] and workflow.is_main_process:
+    shell.prefix(
+        f"{shlex.quote(sys.executable)} {shlex.quote(str(PACKAGE_ROOT / 'io' / 'timelimit.py'))} "
+        f"--seconds {60 * config['job_time_limit_min']:g} -- "
+    )
 
 
 wildcard_constraints:
