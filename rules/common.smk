@@ -7,6 +7,7 @@ from pathlib import Path
 
 from psybench.config import prepare_workflow
 from psybench.io.atomic import remove_stale_temporaries
+from psybench.io.cache import use_umask_cache
 from psybench.io.integrity import quarantine_damaged
 from psybench.io.planning import may_repair
 from psybench.provenance import PACKAGE_ROOT, code_hash, params_hash
@@ -26,6 +27,9 @@ if config["verify_stores"] == "structural":
     for _store, _why in quarantine_damaged("results") if _repair else []:
         _kind = "table" if _store.suffix == ".csv" else "store"
         logger.warning(f"psybench: moved damaged {_kind} {_store} to results/.damaged/ to rebuild it: {_why}")
+
+# --cache: entries with the user's umask (group-shared with the cache folder), one level each.
+use_umask_cache()
 
 # Snakemake enforces resources.runtime on clusters only: every local job command runs
 # under a watchdog that stops it at the limit, naming it (psybench/io/timelimit.py).
