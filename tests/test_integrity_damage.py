@@ -132,6 +132,18 @@ class TestTableDamage:
         assert [p for p, _ in moved] == [csv]
         assert not csv.exists() and not csv.with_suffix(".parquet").exists() and not table_manifest(csv).exists()
 
+    def test_readers_of_csv_text_refuse_a_half_table(self, tmp_path):
+        """The measured fault: a fits CSV truncated to half was drawn without error."""
+        from psybench.aggregate.cells import ScoreTableError, read_cells
+        from psybench.io import read_csv_checked
+
+        csv = self._table(tmp_path)
+        _truncate(csv)
+        with pytest.raises(FileCheckError, match="scores.csv has .* bytes"):
+            read_csv_checked(csv)
+        with pytest.raises(ScoreTableError, match="scores.csv"):
+            read_cells(csv)
+
     def test_intact_table_is_kept(self, tmp_path):
         csv = self._table(tmp_path)
         assert quarantine_damaged(tmp_path / "results") == []

@@ -12,7 +12,7 @@ from psybench.io.store import (
     write_store,
     write_store_stream,
 )
-from psybench.io.tables import read_table, write_table
+from psybench.io.tables import read_csv_checked, read_table, write_table
 
 __all__ = [
     "ArraySpec",
@@ -26,5 +26,6 @@ __all__ = [
     "StreamSpec",
     "write_store_stream",
     "read_table",
+    "read_csv_checked",
     "write_table",
 ]

@@ -24,7 +24,7 @@ import pyarrow.parquet as pq
 from psybench.io.atomic import atomic_output
 from psybench.io.filecheck import check_table, record_table
 
-__all__ = ["write_table", "read_table", "CSV_DIGEST_KEY"]
+__all__ = ["write_table", "read_table", "read_csv_checked", "CSV_DIGEST_KEY"]
 
 CSV_DIGEST_KEY = b"psybench.csv_sha256"
 
@@ -102,3 +102,13 @@ def read_table(path: str | os.PathLike) -> pd.DataFrame:
     if sibling.exists() and _parquet_matches(sibling, path):
         return pd.read_parquet(sibling)
     return pd.read_csv(path)
+
+
+def read_csv_checked(path: str | os.PathLike, **kwargs) -> pd.DataFrame:
+    """``pandas.read_csv`` of a table, after checking its files against their manifest (if it has one).
+
+    For readers that want the CSV's own parsing (``dtype=str`` ...); raises
+    :class:`psybench.io.filecheck.FileCheckError` naming a changed file.
+    """
+    check_table(path)
+    return pd.read_csv(path, **kwargs)
