@@ -29,6 +29,8 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from psybench.io.inputs import iter_files
+
 __all__ = [
     "FILES_NAME", "FileCheckError", "record_files", "check_files", "quick_check_files", "table_manifest",
     "record_table", "check_table",
@@ -50,20 +52,7 @@ def _sha256(path: Path) -> str:
 
 def _walk(root: Path) -> list[str]:
     """Relative POSIX paths of every file below ``root`` (not the manifest nor Snakemake's marker)."""
-    out: list[str] = []
-    stack = [""]
-    while stack:
-        rel = stack.pop()
-        with os.scandir(root / rel if rel else root) as it:
-            for e in it:
-                name = f"{rel}/{e.name}" if rel else e.name
-                if e.name.startswith(_IGNORED_PREFIXES):
-                    continue
-                if e.is_dir(follow_symlinks=True):
-                    stack.append(name)
-                else:
-                    out.append(name)
-    return sorted(out)
+    return sorted(name for name, _ in iter_files(root, skip=_IGNORED_PREFIXES))
 
 
 def _write_manifest(manifest: Path, base: Path, names: Iterable[str]) -> None:

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-__all__ = ["tree_listing", "tree_digest"]
+__all__ = ["tree_listing", "tree_digest", "iter_files"]
 
 
 def tree_listing(root: str | os.PathLike) -> list[tuple[str, int, int]]:
@@ -51,20 +51,28 @@ def tree_listing(root: str | os.PathLike) -> list[tuple[str, int, int]]:
     if not root.is_dir():
         st = root.stat()
         return [(".", st.st_size, st.st_mtime_ns)]
-    rows: list[tuple[str, int, int]] = []
+    rows = [(name, st.st_size, st.st_mtime_ns) for name, e in iter_files(root) for st in [e.stat()]]
+    rows.sort()
+    return rows
+
+
+def iter_files(root: Path, *, skip: tuple[str, ...] = ()) -> Iterator[tuple[str, os.DirEntry]]:
+    """``(relative POSIX path, DirEntry)`` of every file below the directory ``root``, symlinks followed.
+
+    Entries whose name starts with one of ``skip`` (files and folders) are left out.
+    """
     stack = [""]
     while stack:
         rel = stack.pop()
         with os.scandir(root / rel if rel else root) as it:
             for entry in it:
                 name = f"{rel}/{entry.name}" if rel else entry.name
+                if skip and entry.name.startswith(skip):
+                    continue
                 if entry.is_dir(follow_symlinks=True):
                     stack.append(name)
                 else:
-                    st = entry.stat(follow_symlinks=True)
-                    rows.append((name, st.st_size, st.st_mtime_ns))
-    rows.sort()
-    return rows
+                    yield name, entry
 
 
 def _digest_rows(rows: Iterable[tuple[str, int, int]]) -> str:
