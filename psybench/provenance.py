@@ -8,6 +8,7 @@ one stage's code reruns that stage and what depends on it, and nothing else.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib.util
 import json
@@ -15,7 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["code_hash", "params_hash", "module_files"]
+__all__ = ["code_hash", "params_hash", "module_files", "callable_modules"]
 
 PACKAGE_ROOT = Path(__file__).resolve().parent
 
@@ -54,6 +55,76 @@ def module_files(modules: Iterable[str]) -> list[Path]:
         else:
             files.add(origin)
     return sorted(files)
+
+
+def _imports(tree: ast.Module, package: str) -> list[str]:
+    """Absolute names a module's ``import`` statements may load (``from a import b``: ``a`` and ``a.b``)."""
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                base = f"{base}.{node.module}" if node.module else base
+            else:
+                base = node.module or ""
+            names += [base] + [f"{base}.{a.name}" for a in node.names if a.name != "*"]
+    return names
+
+
+def _spec(name: str):
+    try:
+        return importlib.util.find_spec(name)
+    except (ImportError, ValueError):  # a parent that is a module, not a package; a bad name
+        return None
+
+
+def callable_modules(module: str) -> list[str]:
+    """The modules whose source a user callable's results depend on: its own and its package's.
+
+    For a module outside psybench (a user's ``package.module:function``), the module,
+    its parent packages' ``__init__`` and, transitively, every module of the same
+    top-level package that it imports (found statically from ``import`` and
+    ``from ... import`` statements, relative ones included, without executing
+    anything). Editing a helper module the callable imports thus changes its code
+    hash (and its cache key) like editing the callable's own module. Third-party
+    imports are left out: they are the software environment, not the model. A
+    psybench module is returned alone: psybench's stages are hashed by the rules.
+
+    Parameters
+    ----------
+    module : str
+        Dotted module name of the callable (``func.__module__``).
+
+    Returns
+    -------
+    list of str
+        Sorted dotted module names, ``module`` included (a package as
+        ``package.__init__``: its own file, for :func:`code_hash`).
+    """
+    top = module.partition(".")[0]
+    if top == PACKAGE_ROOT.name:
+        return [module]
+    seen: set[str] = set()
+    found: list[str] = []
+    stack = [module]
+    while stack:
+        name = stack.pop()
+        spec = None if name in seen else _spec(name)
+        if spec is None or spec.origin is None or not spec.origin.endswith(".py"):
+            continue
+        seen.add(name)
+        is_package = spec.submodule_search_locations is not None
+        found.append(f"{name}.__init__" if is_package else name)  # a package's own file, not all below it
+        package = name if is_package else name.rpartition(".")[0]
+        parents = [name.rsplit(".", k)[0] for k in range(1, name.count(".") + 1)]
+        try:
+            tree = ast.parse(Path(spec.origin).read_bytes(), filename=spec.origin)
+        except SyntaxError as exc:
+            raise ValueError(f"cannot parse {spec.origin} to hash the code of {module!r}: {exc}") from None
+        stack += [n for n in parents + _imports(tree, package) if n == top or n.startswith(top + ".")]
+    return sorted(found)
 
 
 def code_hash(modules: Iterable[str]) -> str:

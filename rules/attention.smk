@@ -17,6 +17,8 @@ wildcard_constraints:
 
 
 rule attention_stimuli:
+    input:
+        movie=get_attention_movie_file,
     output:
         store=directory("results/attention/stimuli/{attention_movie}.zarr"),
     log:
@@ -35,6 +37,7 @@ rule attention_stimuli:
 rule attention_gaze:
     input:
         stimulus="results/attention/stimuli/{attention_movie}.zarr",
+        gaze=get_attention_gaze_files,
     output:
         table="results/attention/gaze/{attention_movie}.csv",
         parquet="results/attention/gaze/{attention_movie}.parquet",

@@ -2,7 +2,7 @@
 # rules/attention.smk, from config["attention"] (validated and filled with the schema's
 # defaults in rules/common.smk).
 from psybench.attention.models import pair_movies, saliency_models
-from psybench.provenance import code_hash
+from psybench.provenance import callable_modules, code_hash
 
 # input and params functions
 ATTENTION = config["attention"]
@@ -68,6 +68,19 @@ def get_attention_movie_spec(wildcards):
         raise ValueError(f"attention.movies has no movie {wildcards.attention_movie!r}") from None
 
 
+def get_attention_movie_file(wildcards):
+    """The movie file of a file-backed movie (an input, so an edited clip reruns and, with
+    --cache, gets its own cache key: Snakemake hashes source inputs' content); none for a rendered one."""
+    spec = get_attention_movie_spec(wildcards)
+    return [spec["file"]] if "file" in spec else []
+
+
+def get_attention_gaze_files(wildcards):
+    """The movie's gaze recordings (inputs, so an edited or replaced recording reruns); none for observers."""
+    gaze = get_attention_movie_spec(wildcards).get("gaze") or []
+    return list(gaze) if isinstance(gaze, (list, tuple)) else [gaze]
+
+
 def get_attention_feature_family(wildcards):
     """Registered name or `package.module:function` of the feature store's saliency model."""
     return ATTENTION_FEATURES[wildcards.attention_features].family
@@ -81,7 +94,7 @@ def get_attention_feature_params(wildcards):
 def get_attention_feature_code(wildcards):
     """Hash of the feature code and of the saliency model's own module (a user's too)."""
     model_module = ATTENTION_FEATURES[wildcards.attention_features].spec.algorithm.function.__module__
-    return code_hash(["psybench.attention.features", "psybench.io.store", model_module])
+    return code_hash(["psybench.attention.features", "psybench.io.store", *callable_modules(model_module)])
 
 
 def get_attention_feature_stores(wildcards=None):

@@ -1,21 +1,43 @@
 # Config validation, damaged-store quarantine, wildcard constraints, the code hashes of
 # the shared stages and the shared input functions; each track's own input and params
 # functions are in rules/<track>_common.smk.
+import shlex
+import sys
 from pathlib import Path
 
 from psybench.config import prepare_workflow
+from psybench.io.atomic import remove_stale_temporaries
+from psybench.io.cache import use_umask_cache
 from psybench.io.integrity import quarantine_damaged
-from psybench.provenance import code_hash, params_hash
+from psybench.io.planning import may_repair
+from psybench.provenance import PACKAGE_ROOT, code_hash, params_hash
 
 # Validated once (schema defaults filled in place) and every track's models resolved
 # once: a bad value fails before any job, naming its key (psybench.config.ConfigError).
 MODELS = prepare_workflow(config)
 
 # Snakemake sees a directory output as up to date whatever it holds: move damaged
-# stores aside so that they, and everything downstream, are rebuilt.
+# stores and tables aside so that they, and everything downstream, are rebuilt, and
+# remove the temporaries of killed writers. Only in the real run, never in a dry run,
+# --unlock ... or beside a run holding the lock.
 if config["verify_stores"] == "structural":
-    for _store, _why in quarantine_damaged("results"):
-        logger.warning(f"psybench: moved damaged store {_store} to results/.damaged/ to rebuild it: {_why}")
+    _repair, _ = may_repair(Path.cwd(), sys.argv[1:], main_process=workflow.is_main_process)
+    for _tmp in remove_stale_temporaries("results") if _repair else []:
+        logger.info(f"psybench: removed {_tmp}, left by a killed run")
+    for _store, _why in quarantine_damaged("results") if _repair else []:
+        _kind = "table" if _store.suffix == ".csv" else "store"
+        logger.warning(f"psybench: moved damaged {_kind} {_store} to results/.damaged/ to rebuild it: {_why}")
+
+# --cache: entries with the user's umask (group-shared with the cache folder), one level each.
+use_umask_cache()
+
+# Snakemake enforces resources.runtime on clusters only: every local job command runs
+# under a watchdog that stops it at the limit, naming it (psybench/io/timelimit.py).
+if config["job_time_limit_min"] and workflow.is_main_process:
+    shell.prefix(
+        f"{shlex.quote(sys.executable)} {shlex.quote(str(PACKAGE_ROOT / 'io' / 'timelimit.py'))} "
+        f"--seconds {60 * config['job_time_limit_min']:g} -- "
+    )
 
 
 wildcard_constraints:
@@ -38,6 +60,8 @@ def get_all_targets():
         targets += attention_targets()
     if "intphys" in config["tracks"]:
         targets += intphys_targets()
+    # every requested leaderboard, not only through the report (aggregate_common.smk)
+    targets += expand("results/aggregate/leaderboard_{name}.csv", name=LEADERBOARD_NAMES)
     targets += ["results/aggregate/scores_long.csv", "results/report"]
     return targets
 

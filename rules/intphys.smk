@@ -52,6 +52,7 @@ rule intphys_ingest:
         mem_mb=2000,
     params:
         shard_size=INTPHYS["shard_size"],
+        tree_digest=get_intphys_tree_digest,
         code_hash=INTPHYS_CODE["ingest"],
     script:
         "../scripts/intphys_ingest.py"

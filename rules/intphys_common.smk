@@ -6,7 +6,8 @@ import functools
 from psybench.config import ConfigError
 from psybench.intphys.models import TRAINED_ALGORITHMS
 from psybench.intphys.shards import count_movies, shard_ids
-from psybench.provenance import code_hash
+from psybench.io.inputs import tree_digest
+from psybench.provenance import callable_modules, code_hash
 
 # input and params functions
 
@@ -47,6 +48,21 @@ def intphys_shards(split):
     return shard_ids(count_movies(INTPHYS_ROOT, split, generator=generator), INTPHYS["shard_size"])
 
 
+def get_intphys_tree_digest(wildcards):
+    """Digest of every file (path, size, mtime_ns) of a real IntPhys split, as a param of the ingest.
+
+    A frame or status.json changed, removed or added below the split changes it and reruns
+    the ingest (the directory input alone shows only the directory's own mtime). A
+    generated tree is an output of intphys_generate, tracked by Snakemake: no digest.
+    """
+    return "" if INTPHYS["generate"] else _intphys_tree_digest(wildcards.split)
+
+
+@functools.cache
+def _intphys_tree_digest(split):
+    return tree_digest(f"{INTPHYS_ROOT}/{split}")
+
+
 def get_intphys_shard_tables(wildcards):
     return expand(
         "results/intphys/stores/{split}/shard_{shard}.csv", split=wildcards.split, shard=intphys_shards(wildcards.split)
@@ -65,7 +81,7 @@ def get_intphys_model_entry(wildcards):
 
 def get_intphys_model_code(wildcards):
     model_module = INTPHYS_MODELS[wildcards.model].algorithm.function.__module__
-    return code_hash(["psybench.intphys.models", "psybench.registry", "psybench.io", model_module])
+    return code_hash(["psybench.intphys.models", "psybench.registry", "psybench.io", *callable_modules(model_module)])
 
 
 def get_intphys_predict_input(wildcards):

@@ -5,7 +5,7 @@ from psybench.config import ConfigError
 from psybench.motion.display import Display
 from psybench.motion.generalisation_set import generalisation_variants
 from psybench.motion.stimuli import stimulus_set
-from psybench.provenance import code_hash
+from psybench.provenance import callable_modules, code_hash
 
 # input and params functions
 
@@ -82,7 +82,8 @@ def _model_code_hash(spec):
     if package.startswith("psybench.motion.models."):
         model_module = package
     return code_hash(
-        ["psybench.motion.responses", "psybench.registry", "psybench.motion.population", "psybench.io", model_module]
+        ["psybench.motion.responses", "psybench.registry", "psybench.motion.population", "psybench.io"]
+        + callable_modules(model_module)
     )
 
 

@@ -10,16 +10,15 @@ from pathlib import Path
 
 sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
 
-import pandas as pd  # noqa: E402
-
 from psybench.aggregate.leaderboard import compute_leaderboards, write_leaderboards  # noqa: E402
 from psybench.aggregate.table import read_scores  # noqa: E402
+from psybench.io.tables import read_csv_checked  # noqa: E402
 
 inp, params, out = snakemake.input, snakemake.params, snakemake.output  # noqa: F821
 boards = compute_leaderboards(
     read_scores(inp.scores),
     leaderboards=list(params.leaderboards),
-    samples=pd.read_csv(inp.samples),
+    samples=read_csv_checked(inp.samples),
     n_boot=params.n_boot,
     alpha=params.alpha,
     seed=params.seed,

@@ -11,7 +11,9 @@ another key and misses.
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 
 import pytest
 
@@ -63,6 +65,14 @@ def test_first_workflow_stores_into_cache(first):
 
     assert all(p.is_symlink() for p in stimuli + responses)
     verify_store(responses[0], deep=True)
+    # entries with the umask's modes (no write for others: it was 0777), one level each (no <e>/<e>)
+    umask = os.umask(0o022)
+    os.umask(umask)
+    for entry in cache.iterdir():
+        assert not (entry / entry.name).exists()
+        for p in [entry, *entry.rglob("*")]:
+            mode = stat.S_IMODE(p.stat().st_mode)
+            assert mode == (0o777 if p.is_dir() else 0o666) & ~umask, (p, oct(mode))
 
 
 def test_second_workflow_reuses_cache_without_recomputing(harness, first):

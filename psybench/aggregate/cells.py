@@ -21,6 +21,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from psybench.io.filecheck import check_table
+
 __all__ = [
     "ScoreTableError",
     "read_cells",
@@ -51,6 +53,7 @@ def read_cells(path: str | os.PathLike) -> pd.DataFrame:
     if not path.is_file():
         raise ScoreTableError(f"{path}: no such file")
     try:
+        check_table(path.with_suffix(".csv"))  # a table written by psybench: its files as written
         if path.suffix == ".parquet":
             return pd.read_parquet(path)
         return pd.read_csv(path, dtype=str, keep_default_na=False)

@@ -13,7 +13,7 @@ from psybench.io.store import (
     write_store,
     write_store_stream,
 )
-from psybench.io.tables import read_table, write_table
+from psybench.io.tables import read_csv_checked, read_table, write_table
 
 __all__ = [
     "ArraySpec",
@@ -28,5 +28,6 @@ __all__ = [
     "StreamSpec",
     "write_store_stream",
     "read_table",
+    "read_csv_checked",
     "write_table",
 ]

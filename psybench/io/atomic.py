@@ -10,18 +10,24 @@ Temporaries are siblings of the target: a directory ``d`` is built as
 its name does not end in ``.zarr``), a file ``f.ext`` as the hidden
 ``.f.tmp-<pid>.ext`` (the suffix is kept for writers that choose a format from the
 file name: matplotlib, NumPy's ``.npz``). Leftovers of a killed writer of the same
-target are removed the next time it is written.
+target are removed the next time it is written, and :func:`remove_stale_temporaries`
+removes those of every target (a killed run's half tables and report folders) when
+the next run starts, sparing any whose writer is still alive.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["atomic_output", "temporary_sibling"]
+__all__ = ["atomic_output", "temporary_sibling", "remove_stale_temporaries"]
+
+# d.tmp-<pid>, .f.tmp-<pid>.ext, d.old-<pid> (and .t.files.json.tmp-<pid>): see temporary_sibling
+_TEMPORARY = re.compile(r"\.(?:tmp|old)-(\d+)(?:\.[^/]*)?$")
 
 
 def temporary_sibling(path: str | os.PathLike, *, directory: bool = False, pid: int | str | None = None) -> Path:
@@ -89,3 +95,50 @@ def atomic_output(path: str | os.PathLike, *, directory: bool = False) -> Iterat
     except BaseException:
         _remove(tmp)
         raise
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
+def remove_stale_temporaries(root: str | os.PathLike) -> list[Path]:
+    """Remove the temporaries that killed writers left below ``root``; keep those of live processes.
+
+    Parameters
+    ----------
+    root : path-like
+        The results folder. Zarr stores are not entered (their writers build them
+        under a temporary name as a whole).
+
+    Returns
+    -------
+    list of pathlib.Path
+        The temporaries removed, sorted.
+
+    Notes
+    -----
+    A writer's process id is part of its temporary's name. Only process ids of
+    this machine can be checked: call this when no other run works in the folder
+    (the workflow does so under the same conditions as the damaged-store check,
+    :func:`psybench.io.planning.may_repair`). A live process that reuses a dead
+    writer's id keeps the leftover until the next run.
+    """
+    root = Path(root)
+    removed: list[Path] = []
+    if not root.is_dir():
+        return removed
+    for dirpath, dirnames, filenames in os.walk(root):
+        here = Path(dirpath)
+        for name in [*dirnames, *filenames]:
+            m = _TEMPORARY.search(name)
+            if m and not _alive(int(m.group(1))):
+                _remove(here / name)
+                removed.append(here / name)
+        dirnames[:] = [d for d in dirnames if not d.endswith(".zarr") and not _TEMPORARY.search(d)]
+    return sorted(removed)

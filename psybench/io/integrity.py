@@ -3,8 +3,13 @@
 A complete store's group attributes hold a ``psybench`` manifest (see
 :mod:`psybench.io.store`) listing each array's shape, layout and the SHA-256 of its
 C-order data, digested per storage chunk (or shard) in order. :func:`verify_store`
-checks a store against it; :func:`quarantine_damaged` moves damaged stores aside
-before Snakemake plans, so that they are rebuilt.
+checks a store against it; :func:`quarantine_damaged` moves damaged stores and
+tables aside before Snakemake plans, so that they are rebuilt.
+
+Every file of a store is also listed, once the store is complete, in its file
+manifest ``.psybench-files`` (:mod:`psybench.io.filecheck`: size and SHA-256 of
+the raw bytes). Planning compares sizes and hashes the files modified after the
+manifest was written (a stat per file); a job reading a store hashes every file.
 """
 
 from __future__ import annotations
@@ -22,11 +27,13 @@ import dask.array as da
 import numpy as np
 import zarr
 
+from psybench.io.filecheck import FILES_NAME, FileCheckError, check_files, check_table, quick_check_files
+
 __all__ = ["StoreError", "MANIFEST_KEY", "FORMAT_VERSION", "verify_store", "quarantine_damaged", "digest_block",
            "combine_digests", "open_group"]
 
 MANIFEST_KEY = "psybench"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: with the file manifest .psybench-files
 
 
 class StoreError(RuntimeError):
@@ -60,7 +67,9 @@ def _expected_chunk_files(meta: Mapping[str, Any]) -> int:
     return int(np.prod([-(-s // c) for s, c in zip(meta["shape"], unit)], dtype=np.int64)) if meta["shape"] else 1
 
 
-def verify_store(path: str | os.PathLike, *, deep: bool | Sequence[str] = False) -> dict[str, Any]:
+def verify_store(
+    path: str | os.PathLike, *, deep: bool | Sequence[str] = False, files: bool = True
+) -> dict[str, Any]:
     """Check that a store is complete and, with ``deep``, that its data are unchanged.
 
     Parameters
@@ -70,6 +79,9 @@ def verify_store(path: str | os.PathLike, *, deep: bool | Sequence[str] = False)
         Re-read every chunk and compare the SHA-256 digest with the manifest:
         for every array (``True``) or for the named arrays only (what a consumer
         reads), since a flipped byte can still decode to wrong values.
+    files : bool
+        Hash every file the store's file manifest lists (raw bytes, no decoding)
+        and compare with the SHA-256 recorded when the store was written.
 
     Returns
     -------
@@ -109,7 +121,19 @@ def verify_store(path: str | os.PathLike, *, deep: bool | Sequence[str] = False)
                 raise StoreError(f"store {path}: array {name!r} cannot be decoded ({exc})") from exc
             if combine_digests(digests) != meta.get("sha256"):
                 raise StoreError(f"store {path}: array {name!r} does not match its checksum: corrupted")
+    if files:
+        _check_listed(path, manifest, content=True)
     return manifest
+
+
+def _check_listed(path: Path, manifest: Mapping[str, Any], *, content: bool) -> None:
+    """Check the store's files against its file manifest (stores of format 2 on have one)."""
+    if manifest.get("format", 1) < 2 and not (path / FILES_NAME).exists():
+        return  # written before file manifests existed: the structural and deep checks apply
+    try:
+        (check_files if content else quick_check_files)(path)
+    except FileCheckError as exc:
+        raise StoreError(f"store {path}: {exc}; delete it and rerun") from None
 
 
 def _is_store_dir(path: Path) -> bool:
@@ -157,29 +181,66 @@ def _quick_verify(path: Path) -> None:
         expected = _expected_chunk_files(arr)
         if np.prod(arr["shape"]) > 0 and n_files != expected:
             raise StoreError(f"store {path}: array {name!r} has {n_files} chunk files, expected {expected}: truncated")
+    _check_listed(path, manifest, content=False)
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def _move_aside(paths: Sequence[Path], root: Path, dest: Path) -> None:
+    for p in paths:
+        if not p.exists() and not p.is_symlink():
+            continue
+        target = dest / p.relative_to(root)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.is_dir() and not target.is_symlink():
+            shutil.rmtree(target)
+        os.replace(p, target)
+
+
+def _damage(path: Path, check) -> str | None:
+    """Why ``path`` is damaged, or None if it is fine or was replaced while it was checked (a writer's rename)."""
+    before = _identity(path)
+    try:
+        check(path)
+        return None
+    except (StoreError, FileCheckError, OSError) as exc:
+        return str(exc) if before is not None and _identity(path) == before else None
 
 
 def quarantine_damaged(root: str | os.PathLike, *, dest: str | os.PathLike | None = None) -> list[tuple[Path, str]]:
-    """Move every damaged store below ``root`` aside, so that a rerun rebuilds it.
+    """Move every damaged store and table below ``root`` aside, so that a rerun rebuilds it.
 
-    Snakemake treats a directory output as up to date whatever its contents. Run
-    before the workflow is planned, this structural check (:func:`verify_store`
-    without ``deep``, about a millisecond per store) finds stores that are
-    truncated, half-written or lack their manifest, and moves each to ``dest``
-    (default ``<root>/.damaged``), where it can be inspected; Snakemake then sees
-    the output missing and rebuilds it and everything downstream.
+    Snakemake treats a directory output as up to date whatever its contents, and a
+    file output as up to date whatever bytes it holds. Run before the workflow is
+    planned, this check (structure from the JSON metadata, then a stat per listed
+    file against the file manifest, see :mod:`psybench.io.filecheck`) finds stores
+    that are truncated, half-written, changed or lack their manifest, and tables
+    whose CSV or Parquet differs from what was written; it moves each (a table with
+    its sibling and manifest) to ``dest`` (default ``<root>/.damaged``), where it can
+    be inspected; Snakemake then sees the output missing and rebuilds it and
+    everything downstream.
+
+    Writers build under temporary names (``x.zarr.tmp-<pid>``, ``.t.tmp-<pid>.csv``)
+    that are never checked; a store or table replaced by a writer while it is being
+    checked (another file at the name afterwards) is left alone.
 
     Returns
     -------
     list of (path, reason)
-        The stores moved aside and why.
+        The stores and tables moved aside and why.
     """
     root = Path(root)
     dest = Path(dest) if dest is not None else root / ".damaged"
     moved: list[tuple[Path, str]] = []
     if not root.is_dir():
         return moved
-    for dirpath, dirnames, _ in os.walk(root):
+    for dirpath, dirnames, filenames in os.walk(root):
         here = Path(dirpath)
         if here == dest or dest in here.parents:
             dirnames[:] = []
@@ -187,14 +248,15 @@ def quarantine_damaged(root: str | os.PathLike, *, dest: str | os.PathLike | Non
         stores = [d for d in dirnames if _is_store_dir(here / d)]
         dirnames[:] = [d for d in dirnames if not d.endswith(".zarr") and ".zarr." not in d and d != dest.name]
         for d in stores:
-            p = here / d
-            try:
-                _quick_verify(p)
-            except StoreError as exc:
-                target = dest / p.relative_to(root)
-                target.parent.mkdir(parents=True, exist_ok=True)
-                if target.exists():
-                    shutil.rmtree(target)
-                os.replace(p, target)
-                moved.append((p, str(exc)))
+            why = _damage(here / d, _quick_verify)
+            if why is not None:
+                _move_aside([here / d], root, dest)
+                moved.append((here / d, why))
+        for f in filenames:
+            if f.startswith(".") and f.endswith(".files.json"):
+                csv = here / f"{f[1:-len('.files.json')]}.csv"
+                why = _damage(csv, lambda p: check_table(p, content=False))
+                if why is not None:
+                    _move_aside([csv, csv.with_suffix(".parquet"), here / f], root, dest)
+                    moved.append((csv, why))
     return moved

@@ -12,7 +12,7 @@ labelled and ready to plot, without listing the directory (where Snakemake's
 hold the caller's deterministic metadata (display mapping, stimulus and model parameters, code hash) under their own
 keys, plus a ``psybench`` manifest written last::
 
-    {"format": 1, "complete": true,
+    {"format": 2, "complete": true,
      "arrays": {name: {"shape": [...], "dtype": "float32", "chunks": [...],
                        "dims": [...], "sha256": "<digest of the C-order data>"}}}
 
@@ -41,6 +41,7 @@ import zarr
 
 from psybench.io.atomic import atomic_output
 from psybench.io.coords import Coordinate, consolidate, write_coords
+from psybench.io.filecheck import record_files
 from psybench.io.integrity import (
     FORMAT_VERSION,
     MANIFEST_KEY,
@@ -225,6 +226,7 @@ def write_store(
         manifest["complete"] = True
         group.attrs[MANIFEST_KEY] = manifest
         consolidate(tmp)
+        record_files(tmp)  # last: lists every file, the group's zarr.json with its manifest included
     return path
 
 
@@ -368,4 +370,5 @@ def write_store_stream(
         manifest["complete"] = True
         group.attrs[MANIFEST_KEY] = manifest
         consolidate(tmp)
+        record_files(tmp)  # last: lists every file, the group's zarr.json with its manifest included
     return path

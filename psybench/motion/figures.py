@@ -15,10 +15,10 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
 
 from psybench.io.atomic import atomic_output  # noqa: E402
 from psybench.io.store import open_store  # noqa: E402
+from psybench.io.tables import read_csv_checked  # noqa: E402
 from psybench.motion import EXPERIMENTS  # noqa: E402
 
 __all__ = ["stimuli_montage", "flow_figure", "direction_error_figure", "save_png"]
@@ -203,8 +203,8 @@ def direction_error_figure(
         speed = np.asarray(store["speed_deg_s"])
         t = np.arange(err.shape[0]) * 1000.0 / fps
         groups.setdefault(stim.get("experiment", "?"), []).append((_name(p), t, err, stim, speed))
-    fits = pd.read_csv(fits_csv)
-    scores = pd.read_csv(scores_csv)
+    fits = read_csv_checked(fits_csv)
+    scores = read_csv_checked(scores_csv)
     order = [e for e in EXPERIMENTS if e in groups]
     order += [e for e in groups if e not in order]
     fig, axes = plt.subplots(1, len(order), figsize=(3.8 * len(order), 3.2), squeeze=False)
@@ -276,7 +276,7 @@ def barberpole_figure(score_csvs: Sequence[str | os.PathLike], out: str | os.Pat
     fig, ax = plt.subplots(figsize=(5.0, 3.6))
     span = None
     for p in score_csvs:
-        scores = pd.read_csv(p)
+        scores = read_csv_checked(p)
         row = scores[scores["experiment"] == "barberpole"]
         if row.empty:
             continue

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from psybench.io.tables import write_table
+from psybench.io.tables import read_csv_checked, write_table
 from psybench.motion.criteria import CRITERIA_DEFAULTS, merge_criteria
 from psybench.motion.generalisation_set import NUISANCES, baseline_level, generalisation_variants
 
@@ -62,7 +62,7 @@ def _fit_value(details: Mapping[str, Any], key: str) -> float:
 
 def _read_scores(path: str | os.PathLike) -> pd.DataFrame:
     try:
-        df = pd.read_csv(path)
+        df = read_csv_checked(path)
     except Exception as exc:
         raise ValueError(f"cannot read score table {path}: {exc}") from exc
     missing = [c for c in ("experiment", "model", "passed", "error", "details") if c not in df.columns]

@@ -28,7 +28,7 @@ import pandas as pd
 
 from psybench.aggregate.pareto import pareto_table
 from psybench.io.atomic import atomic_output
-from psybench.io.tables import write_table
+from psybench.io.tables import read_csv_checked, write_table
 from psybench.motion import EXPERIMENT_LABELS, EXPERIMENTS
 from psybench.motion.criteria.directions import _column_order
 
@@ -138,7 +138,7 @@ def write_table1(
     tables = []
     for p in score_csvs:
         try:
-            tables.append(pd.read_csv(p))
+            tables.append(read_csv_checked(p))
         except Exception as exc:
             raise ValueError(f"cannot read score table {p}: {exc}") from exc
     t1 = table1(tables, experiments=experiments)
