@@ -42,29 +42,20 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from workflow_walltime import CACHED_SCRIPTS, RssSampler, copy_workflow  # noqa: E402
 
-BASE = {
-    "display": {"px_per_deg": 4, "frames_per_s": 50, "width_px": 96, "height_px": 96, "supersample": 2},
-    "tracks": ["motion", "intphys"],
-    "motion": {
-        "duration_ms": 200,
-        "directions_deg": [0],
-        "generalisation": {n: {"levels": []} for n in ("contrast", "speed_deg_s", "frames_per_s")},
-        "diamonds": {"speed_deg_s": 8, "size_deg": 8, "line_width_deg": 0.5, "directions_deg": [0]},
-        "bars": {"speed_deg_s": 8, "width_deg": 0.5, "tilt_deg": 45, "lengths_deg": [4, 8]},
-        "dashed_bars": {"length_deg": 8, "n_tiles": [1, 2], "gap_fraction": 0.3},
-        "barberpole": {"aspect_ratios": [1, 2], "short_side_deg": 6, "sf_cpd": 0.5, "speed_deg_s": 4},
-        "gratings": {"diameters_deg": [2, 6, 12], "sf_cpd": 0.5, "speed_deg_s": 8},
-        "models": [{"name": "hs", "algorithm": "horn_schunck"}],
-    },
-    "intphys": {
-        "generator": {"seed": 0, "blocks": ["O1"], "per_condition": 1, "n_train": 4, "height": 48,
-                      "width": 48, "n_frames": 12},
-        "shard_size": 100,
-        "n_boot": 50,
-        "models": [{"name": "constant", "algorithm": "constant", "params": {"value": 0.5}},
-                   {"name": "flow", "algorithm": "flow"}],
-    },
-    "literature": "config/literature.yaml",
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from conftest import TINY_CONFIG  # noqa: E402
+
+# the test suite's tiny motion config (tests/conftest.py: every experiment family, few
+# frames), plus a small IntPhys section
+BASE = copy.deepcopy(TINY_CONFIG)
+BASE["tracks"] = ["motion", "intphys"]
+BASE["intphys"] = {
+    "generator": {"seed": 0, "blocks": ["O1"], "per_condition": 1, "n_train": 4, "height": 48, "width": 48,
+                  "n_frames": 12},
+    "shard_size": 100,
+    "n_boot": 50,
+    "models": [{"name": "constant", "algorithm": "constant", "params": {"value": 0.5}},
+               {"name": "flow", "algorithm": "flow"}],
 }
 
 

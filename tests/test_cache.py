@@ -1,6 +1,8 @@
 """Shared artifacts: Snakemake's between-workflow output cache on stimuli and responses.
 
-``cache: True`` on rules motion_stimuli and motion_responses; a run with
+``cache: True`` on rules motion_stimuli and motion_responses (batches: every stimulus,
+every stimulus of a model; their outputs are named, so that each store is its own cache
+entry); a run with
 ``--cache`` and ``SNAKEMAKE_OUTPUT_CACHE=<dir>`` moves their outputs (Zarr
 directories) into the cache, keyed by a provenance hash of script, params (which
 include the code hash of the library modules, rules/motion.smk) and upstream
@@ -103,9 +105,12 @@ def test_parameter_change_misses_cache(harness, first):
     work_c = harness.copy(root / "c", cfg)
     targets = [f"results/stimuli/{p.name}" for p in sorted((work_a / "results/stimuli").glob("*.zarr"))]
     proc = cached_run(harness, work_c, cache, *targets)
-    ran = computed(proc, "stimuli")
-    assert ran and all(r.startswith("diamond") for r in ran), ran  # diamonds recomputed
-    assert sorted(ran + fetched(proc, "stimuli")) == sorted(t.split("/")[-1] for t in targets)  # the rest fetched
+    # the stimuli are one batch job (issue 15), cached under one key: the batch misses and is
+    # rendered again, each stimulus still stored as its own cache entry
+    assert computed(proc, "stimuli") == sorted(t.split("/")[-1] for t in targets)
+    assert fetched(proc, "stimuli") == []
+    assert (work_c / "results/stimuli/diamond_cw_dir000.zarr/zarr.json").read_bytes() != (
+        work_a / "results/stimuli/diamond_cw_dir000.zarr/zarr.json").read_bytes()
 
 
 def test_code_change_misses_cache(harness, first):
@@ -113,7 +118,7 @@ def test_code_change_misses_cache(harness, first):
     work_d = harness.copy(root / "d", harness.tiny_config())
     module = work_d / "psybench" / "motion" / "stimuli" / "geometry.py"
     module.write_text(module.read_text() + "\n# a change to the stimulus code\n")
-    name = sorted((work_a / "results/stimuli").glob("*.zarr"))[0].name
-    proc = cached_run(harness, work_d, cache, f"results/stimuli/{name}")
+    names = sorted(p.name for p in (work_a / "results/stimuli").glob("*.zarr"))
+    proc = cached_run(harness, work_d, cache, f"results/stimuli/{names[0]}")
     out = proc.stdout + proc.stderr
-    assert computed(proc, "stimuli") == [name] and fetched(proc, "stimuli") == [], out
+    assert computed(proc, "stimuli") == names and fetched(proc, "stimuli") == [], out  # the whole batch

@@ -374,15 +374,10 @@ def compute_readouts(
     ValueError
         If the lists differ in length or a pair names different stimuli.
     """
-    response_paths, out_paths = list(response_paths), list(out_paths)
-    if len(response_paths) != len(out_paths):
-        raise ValueError(f"{len(response_paths)} response stores but {len(out_paths)} readout outputs")
-    out = []
-    for src, dst in zip(response_paths, out_paths):
-        if Path(src).name != Path(dst).name:
-            raise ValueError(f"response store {src} does not match readout output {dst} (different stimulus)")
-        out.append(compute_readout(src, dst, **kwargs))
-    return out
+    from psybench.motion.responses import paired_stores
+
+    pairs = paired_stores(response_paths, out_paths, "response store", "readout output")
+    return [compute_readout(src, dst, **kwargs) for src, dst in pairs]
 
 
 def load_readout(path: str | os.PathLike) -> dict[str, Any]:

@@ -40,7 +40,7 @@ from psybench.model_checks import check_maps, model_failure, read_only
 from psybench.motion.display import Display
 from psybench.registry import ModelError, ModelSpec, resolve_model
 
-__all__ = ["motion_response_blocks", "run_motion_model", "run_motion_model_batch"]
+__all__ = ["motion_response_blocks", "paired_stores", "run_motion_model", "run_motion_model_batch"]
 
 
 def _check_output(spec: ModelSpec, name: str, block: Any, expected: tuple[int, ...], where: str) -> np.ndarray:
@@ -238,12 +238,27 @@ def run_motion_model_batch(
     ValueError
         If the lists differ in length or a pair names different stimuli.
     """
-    stimulus_paths, out_paths = list(stimulus_paths), list(out_paths)
-    if len(stimulus_paths) != len(out_paths):
-        raise ValueError(f"{len(stimulus_paths)} stimulus stores but {len(out_paths)} response outputs")
-    for src, dst in zip(stimulus_paths, out_paths):
-        if Path(src).name != Path(dst).name:
-            raise ValueError(f"stimulus store {src} does not match response output {dst} (different stimulus)")
+    pairs = paired_stores(stimulus_paths, out_paths, "stimulus store", "response output")
     if not isinstance(spec, ModelSpec):
         spec = model_from_description(spec)
-    return [run_motion_model(spec, src, dst, **kwargs) for src, dst in zip(stimulus_paths, out_paths)]
+    return [run_motion_model(spec, src, dst, **kwargs) for src, dst in pairs]
+
+
+def paired_stores(
+    inputs: Sequence[str | os.PathLike], outputs: Sequence[str | os.PathLike], what_in: str, what_out: str
+) -> list[tuple[str | os.PathLike, str | os.PathLike]]:
+    """Pair a stage's input and output stores of one batch, one stimulus each (same store name).
+
+    Raises
+    ------
+    ValueError
+        If the lengths differ or a pair names different stimuli (``what_in``/``what_out``
+        name the two kinds of store in the message).
+    """
+    inputs, outputs = list(inputs), list(outputs)
+    if len(inputs) != len(outputs):
+        raise ValueError(f"{len(inputs)} {what_in}s but {len(outputs)} {what_out}s")
+    for src, dst in zip(inputs, outputs):
+        if Path(src).name != Path(dst).name:
+            raise ValueError(f"{what_in} {src} does not match {what_out} {dst} (different stimulus)")
+    return list(zip(inputs, outputs))

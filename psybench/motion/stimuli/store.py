@@ -90,15 +90,8 @@ def write_stimuli(
         The stores, pairwise with ``batch`` (store ``<name>.zarr``).
     code_hash : str
 
-    Returns
-    -------
-    list of pathlib.Path, length N
-
-    Raises
-    ------
-    ValueError
-        If the lengths differ, an item is not a (name, spec, display) triple, or a
-        store is not named after its stimulus.
+    Returns the N stores; raises ValueError if the lengths differ, an item is not a
+    (name, spec, display) triple, or a store is not named after its stimulus.
     """
     batch, out_paths = list(batch), list(out_paths)
     if len(batch) != len(out_paths):
