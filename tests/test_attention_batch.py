@@ -105,8 +105,9 @@ def test_stacked_score_frames_equal_one_map_at_a_time():
     assert np.isnan(auc_shuffled(s, f, np.zeros_like(f)))  # no other fixated cell: no negatives
 
 
-def test_split_jobs_give_the_one_process_tables(small_movie, tmp_path):
+def test_split_jobs_give_the_one_process_tables(small_movie, tmp_path, monkeypatch):
     """Parts per (model row, training movie), gathered, equal evaluate() on all pairs, rows in configured order."""
+    monkeypatch.setattr(ev, "IID_SAMPLES", 300)  # the i.i.d. control's 20000 draws are not under test here
     m = small_movie
     other = MovieData("B", m.maps[::-1].copy(), m.frames_per_s, m.source_size, m.gaze.assign(movie="B"), "pyramid")
     movies = {"A": {"pyramid": m}, "B": {"pyramid": other}}

@@ -61,8 +61,13 @@ def test_attention_rules_run_and_are_up_to_date(harness, tmp_path):
     assert (metrics.groupby(["train", "test", "metric"])["ceiling"].nunique() == 1).all()
     assert set(metrics["direction"]) == {"higher", "lower"}
     assert (tmp_path / "results/attention/curves.png").stat().st_size > 0
-    for rule in ("stimulus", "gaze", "features"):
+    for rule in ("stimulus", "gaze", "features", "controls", "evaluate"):
         assert any((tmp_path / "logs/attention" / rule).rglob("*.log")), rule
+    # Table 1 in parts, one per model row and training movie, joined by the cheap attention_evaluate
+    parts = sorted(p.relative_to(tmp_path / "results/attention/evaluate").as_posix()
+                   for p in (tmp_path / "results/attention/evaluate").rglob("*.csv"))
+    assert parts == ["raw/L1/A/curves.csv", "raw/L1/A/table.csv"], parts
+    assert pd.read_csv(tmp_path / "results/attention/evaluate/raw/L1/A/table.csv").equals(table)
     dry = _snakemake(harness, tmp_path, "-n")
     assert "Nothing to be done" in dry.stdout + dry.stderr
 

@@ -204,15 +204,8 @@ def _stepped_auc(pos: np.ndarray, negs: np.ndarray, step: float) -> float:
     return float(np.mean(np.trapezoid(tp[None, :], fp, axis=1)))
 
 
-def auc_borji(
-    saliency: np.ndarray,
-    fixations: np.ndarray,
-    *,
-    n_splits: int = N_SPLITS,
-    step: float = 0.1,
-    seed: int = SEED,
-    negatives: np.ndarray | None = None,
-) -> float:
+def auc_borji(saliency: np.ndarray, fixations: np.ndarray, *, n_splits: int = N_SPLITS, step: float = 0.1,
+              seed: int = SEED, negatives: np.ndarray | None = None) -> float:
     """AUC-Borji (MIT's ``AUC_Borji.m``).
 
     Negatives of split ``k``: ``default_rng(seed).integers(0, H * W, size=(n_splits,
