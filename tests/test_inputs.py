@@ -143,3 +143,22 @@ def test_second_workflow_with_another_movie_at_same_path_gets_its_own_from_cache
     assert _planned_rules(harness, harness.run(work, "-n", "results/attention/gaze/M.csv")) == {"attention_gaze"}
     _write_avi(work / "data" / "clip.avi", 120)
     assert "attention_stimuli" in _planned_rules(harness, harness.run(work, "-n", "results/attention/gaze/M.csv"))
+
+
+@pytest.mark.parametrize("value", ["false", "true", 2, 0.5])
+def test_label_of_the_wrong_type_is_an_error_naming_the_file(tmp_path, value):
+    """The measured fault: ``"possible": "false"`` (a string) was read as possible."""
+    import json
+
+    from psybench.intphys.ingest import ingest_shard
+    from psybench.intphys.ingest.layout import IntPhysFormatError
+
+    generate_intphys(tmp_path / "data", "dev", blocks=("O1",), n_frames=8, height=16, width=16)
+    status = sorted((tmp_path / "data" / "dev").rglob("status.json"))[5]
+    doc = json.loads(status.read_text())
+    assert isinstance(doc["possible"], bool)
+    doc["possible"] = value
+    status.write_text(json.dumps(doc))
+    with pytest.raises(IntPhysFormatError, match=rf"status file {status}: 'possible' is {value!r}"):
+        ingest_shard(tmp_path / "data", "dev", tmp_path / "s.zarr", tmp_path / "s.csv", shard_size=100)
+    assert not (tmp_path / "s.zarr").exists()

@@ -181,9 +181,18 @@ def _boolean(status: dict, key: str) -> bool:
 
 
 def _possible(status: dict) -> Any:
+    """The label: a JSON boolean (or 0/1; null: unknown); a string such as ``"false"`` is an error naming the file."""
     for key in ("possible", "is_possible"):
         if key in status:
-            return _boolean(status, key)
+            value = status[key]
+            if value is None:  # unknown, as when the key is absent
+                return pd.NA
+            if isinstance(value, bool) or (isinstance(value, int) and value in (0, 1)):
+                return bool(value)
+            raise IntPhysFormatError(
+                f"status file {status.get('_path', '?')}: {key!r} is {value!r} ({type(value).__name__}); "
+                "expected true or false"
+            )
     return pd.NA
 
 
