@@ -181,12 +181,11 @@ def _boolean(status: dict, key: str) -> bool:
 
 
 def _possible(status: dict) -> Any:
-    """The label: a JSON boolean (or 0/1; null: unknown); a string such as ``"false"`` is an error naming the file."""
+    """The label: a JSON boolean (absent: unknown); anything else is an error naming the file."""
     for key in ("possible", "is_possible"):
         if key in status:
-            value = status[key]
-            if value is None:  # unknown, as when the key is absent
-                return pd.NA
+            return _boolean(status, key)
+    return pd.NA
             if isinstance(value, bool) or (isinstance(value, int) and value in (0, 1)):
                 return bool(value)
             raise IntPhysFormatError(
