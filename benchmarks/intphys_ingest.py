@@ -6,7 +6,9 @@ Usage: python benchmarks/intphys_ingest.py [--movies 10 50 200] [--size 288] [--
 1. Throughput: frames/s of :func:`~psybench.intphys.ingest.ingest_shard` (decode,
    RGB, depth scaling, Zarr v3 sharded write with checksums) against plain
    ``cv2.imread`` of the same PNGs (same flags, same number of threads), both in
-   this run, on the first shard; target ratio >= 0.8.
+   this run, on the first shard, as the median of ``--repeats`` interleaved pairs
+   (the machine may be shared: the load average is printed, and the CPU-time ratio,
+   which bounds the wall-time one when every core is busy); target ratio >= 0.8.
 2. Peak RSS of a fresh child process (``VmHWM`` of the child itself, read in it
    from ``/proc/self/status``; ``ru_maxrss`` would report the parent's peak, which
    it inherits at fork and keeps across exec) that ingests every shard of a split of N movies, one
