@@ -151,7 +151,7 @@ def test_test_split_without_status_gives_validated_answers(harness, tmp_path, ca
     small = {"blocks": ("O1",), "n_frames": 8, "height": 16, "width": 16}
     generate_intphys(tmp_path / "data", "train", n_train=4, **small)
     generate_intphys(tmp_path / "data", "test", status_variant="absent", depth_encoding="16bit", **small)
-    models = [{"name": n, "algorithm": n} for n in ("constant", "random", "flow", "nextframe")]
+    models = [{"name": n, "algorithm": n} for n in ("constant", "random", "flow", "nextframe", "tracking")]
     _workdir(harness, tmp_path, _config(data_root="data", generate=False, eval_split="test", shard_size=100,
                                         n_boot=10, models=models, external_answers={}))
     r = _snakemake(harness, tmp_path)

@@ -41,7 +41,8 @@ class StoreError(RuntimeError):
 
 
 def digest_block(block: np.ndarray) -> str:
-    return hashlib.sha256(np.ascontiguousarray(block).tobytes()).hexdigest()
+    """SHA-256 of the C-order bytes of ``block`` (hashed in place through the buffer protocol, no copy)."""
+    return hashlib.sha256(np.ascontiguousarray(block).reshape(-1).view(np.uint8)).hexdigest()
 
 
 def combine_digests(digests: Sequence[str]) -> str:

@@ -30,6 +30,7 @@ import json
 import os
 import warnings
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -299,9 +300,11 @@ def write_store_stream(
 
     Notes
     -----
-    Blocks are buffered up to one storage unit (a shard, else a chunk) per array, so
-    memory is bounded by the block size plus one unit, whatever the length of the
-    stream. Digests are
+    Blocks are copied into one storage unit (a shard, else a chunk) per array; a full
+    unit is written and digested on a writer thread (one per array) while the next
+    one fills, so producing, writing and hashing overlap, and memory is bounded by
+    the block size plus two units per array, whatever the length of the stream.
+    Digests are
     taken per storage chunk in order, exactly as :func:`write_store` does, so
     :func:`verify_store` checks both kinds of store alike.
     """
@@ -326,46 +329,68 @@ def write_store_stream(
             )
             # digests and writes per storage unit (a shard, or a chunk), as write_store and verify_store do
             unit = shards or chunks
-            state[name] = {"arr": arr, "buf": [], "buffered": 0, "written": 0, "digests": [], "n": unit[0]}
+            state[name] = {"arr": arr, "bufs": [None, None], "cur": 0, "fill": 0, "written": 0, "digests": [],
+                           "n": unit[0], "pending": None}
             manifest["arrays"][name] = {
                 "shape": list(shape), "dtype": str(dtype), "chunks": list(chunks),
                 "shards": list(shards) if shards else None, "dims": list(spec.dims),
             }
 
-        def flush(st, final=False):
-            while st["buffered"] >= st["n"] or (final and st["buffered"]):
-                data = np.concatenate(st["buf"], axis=0) if len(st["buf"]) > 1 else st["buf"][0]
-                take = min(st["n"], data.shape[0])
-                slab, rest = data[:take], data[take:]
-                st["arr"][st["written"]: st["written"] + take] = slab
-                st["digests"].append(digest_block(slab))
-                st["written"] += take
-                st["buf"] = [rest] if rest.shape[0] else []
-                st["buffered"] = rest.shape[0]
+        def put(st, start, slab):  # one storage unit: write and digest it (zarr's codecs and hashlib release the GIL)
+            st["arr"][start: start + slab.shape[0]] = slab
+            return digest_block(slab)
 
-        for block in blocks:
-            for name, values in block.items():
-                if name not in state:
-                    raise ValueError(f"stream yielded unknown array {name!r}; expected {sorted(state)}")
-                st = state[name]
-                values = np.asarray(values)
-                start = st["written"] + st["buffered"]
-                if check is not None:
-                    check(name, values, start)
-                if values.shape[1:] != tuple(specs[name].shape[1:]):
+        def submit(st):
+            """Hand the filled unit buffer to the writer thread; continue filling the other one."""
+            if st["pending"] is not None:  # at most one unit in flight per array: memory stays bounded
+                st["digests"].append(st["pending"].result())
+                st["pending"] = None
+            if st["fill"]:
+                st["pending"] = writer.submit(put, st, st["written"], st["bufs"][st["cur"]][: st["fill"]])
+                st["written"] += st["fill"]
+                st["cur"], st["fill"] = 1 - st["cur"], 0
+
+        def feed(name, st, values):
+            # two reusable unit buffers per array (one filled here, one being written): no fresh pages per unit
+            values = values.astype(specs[name].dtype, copy=False)
+            i = 0
+            while i < values.shape[0]:
+                buf = st["bufs"][st["cur"]]
+                if buf is None:
+                    buf = st["bufs"][st["cur"]] = np.empty((st["n"],) + values.shape[1:], specs[name].dtype)
+                take = min(st["n"] - st["fill"], values.shape[0] - i)
+                buf[st["fill"]: st["fill"] + take] = values[i: i + take]
+                st["fill"] += take
+                i += take
+                if st["fill"] == st["n"]:
+                    submit(st)
+
+        # each array's writes and digests run on a writer thread while the next blocks are produced
+        with ThreadPoolExecutor(max(1, len(state)), thread_name_prefix="store-writer") as writer:
+            for block in blocks:
+                for name, values in block.items():
+                    if name not in state:
+                        raise ValueError(f"stream yielded unknown array {name!r}; expected {sorted(state)}")
+                    st = state[name]
+                    values = np.asarray(values)
+                    start = st["written"] + st["fill"]
+                    if check is not None:
+                        check(name, values, start)
+                    if values.shape[1:] != tuple(specs[name].shape[1:]):
+                        raise ValueError(
+                            f"array {name!r}: block of shape {values.shape} does not fit {tuple(specs[name].shape)}"
+                        )
+                    if start + values.shape[0] > specs[name].shape[0]:
+                        raise ValueError(f"array {name!r}: stream gave more than {specs[name].shape[0]} rows")
+                    feed(name, st, values)
+            for name, st in state.items():
+                submit(st)
+                submit(st)  # collects the last digest
+                if st["written"] != specs[name].shape[0]:
                     raise ValueError(
-                        f"array {name!r}: block of shape {values.shape} does not fit {tuple(specs[name].shape)}"
+                        f"array {name!r}: stream gave {st['written']} rows, expected {specs[name].shape[0]}"
                     )
-                if start + values.shape[0] > specs[name].shape[0]:
-                    raise ValueError(f"array {name!r}: stream gave more than {specs[name].shape[0]} rows")
-                st["buf"].append(values.astype(specs[name].dtype, copy=False))
-                st["buffered"] += values.shape[0]
-                flush(st)
-        for name, st in state.items():
-            flush(st, final=True)
-            if st["written"] != specs[name].shape[0]:
-                raise ValueError(f"array {name!r}: stream gave {st['written']} rows, expected {specs[name].shape[0]}")
-            manifest["arrays"][name]["sha256"] = combine_digests(st["digests"])
+                manifest["arrays"][name]["sha256"] = combine_digests(st["digests"])
         write_coords(group, coords or {}, {n: specs[n].dims for n in specs}, manifest)
         manifest["complete"] = True
         group.attrs[MANIFEST_KEY] = manifest

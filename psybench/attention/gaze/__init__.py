@@ -2,6 +2,7 @@
 
 * :mod:`~psybench.attention.gaze.columns` -- the raw-sample and per-frame tables;
 * :mod:`~psybench.attention.gaze.loaders` -- CSV, CRCNS eye-1, DIEM and GazeCom files;
+* :mod:`~psybench.attention.gaze.eyelink` -- EyeLink ASCII (``.asc``) recordings, through pymovements;
 * :mod:`~psybench.attention.gaze.frames` -- I-VT saccade filtering and resampling to frames;
 * :mod:`~psybench.attention.gaze.synthetic` -- synthetic observers and the random
   controls' scanpaths (Shic & Scassellati 2007, sec. 5.1);
@@ -13,6 +14,7 @@ The public names of these modules are importable from this package.
 """
 
 from psybench.attention.gaze.columns import FRAME_COLUMNS, SAMPLE_COLUMNS
+from psybench.attention.gaze.eyelink import load_eyelink
 from psybench.attention.gaze.frames import ivt_filter, resample_to_frames
 from psybench.attention.gaze.loaders import GazeFormatError, load_crcns, load_csv, load_diem, load_gaze, load_gazecom
 from psybench.attention.gaze.movie_table import write_gaze_table
@@ -31,6 +33,7 @@ __all__ = [
     "load_crcns",
     "load_diem",
     "load_gazecom",
+    "load_eyelink",
     "load_gaze",
     "ivt_filter",
     "resample_to_frames",

@@ -1,4 +1,4 @@
-"""Gaze file loaders: simple CSV, CRCNS eye-1, DIEM and GazeCom (``.coord`` and ARFF), to raw samples.
+"""Gaze file loaders: simple CSV, CRCNS eye-1, DIEM, GazeCom (``.coord``, ARFF) to raw samples (EyeLink: eyelink).
 
 Every loader returns raw samples (:data:`~psybench.attention.gaze.columns.SAMPLE_COLUMNS`)
 and raises :class:`GazeFormatError` naming the file and line of a malformed row.
@@ -30,7 +30,6 @@ Formats:
   ``<t in us> <x> <y> <confidence>`` (250 Hz); GazeCom ARFF (as distributed with its
   hand labels): ``%@METADATA <key> <value>`` lines, ``@ATTRIBUTE`` names (``time`` in
   us, ``x``, ``y``, ``confidence``), ``@DATA`` rows separated by commas.
-
 Timestamps are kept as recorded (GazeCom's first sample is at 34 ms in a file that starts with the movie).
 """
 
@@ -388,15 +387,17 @@ def load_arff(
 
 
 def load_gaze(path: str | os.PathLike, *, fmt: str = "auto", **kwargs) -> pd.DataFrame:
-    """Load a gaze file in ``fmt`` ('csv', 'crcns', 'diem', 'gazecom', 'arff', 'table' or 'auto').
+    """Load a gaze file in ``fmt`` ('csv', 'crcns', 'diem', 'gazecom', 'arff', 'eyelink', 'table' or 'auto').
 
-    'auto' goes by the name (``.csv``, ``.e-ceyeS``, ``.arff``, ``.coord``) and then
-    the first line (``gaze <w> <h>``: GazeCom; else DIEM). 'table' is
+    'auto' goes by the name (``.csv``, ``.e-ceyeS``, ``.arff``, ``.coord``, ``.asc``) and then the first
+    line (``** CONVERTED FROM``: EyeLink; ``gaze <w> <h>``: GazeCom; else DIEM). 'table' is
     :func:`psybench.attention.gaze.tables.load_table` (keyword ``columns`` required).
     """
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"gaze file {path} does not exist")
+    from psybench.attention.gaze.eyelink import is_eyelink_asc, load_eyelink  # they import GazeFormatError
+    from psybench.attention.gaze.tables import load_table
     if fmt == "auto":
         if path.suffix.lower() == ".csv":
             fmt = "csv"
@@ -406,14 +407,14 @@ def load_gaze(path: str | os.PathLike, *, fmt: str = "auto", **kwargs) -> pd.Dat
             fmt = "arff"
         elif path.suffix.lower() == ".coord":
             fmt = "gazecom"
+        elif path.suffix.lower() == ".asc" or is_eyelink_asc(path):
+            fmt = "eyelink"
         else:
             with open(path, encoding="utf-8", errors="replace") as fh:
                 first = next((ln.strip() for ln in fh if ln.strip() and not ln.startswith(("#", "%"))), "")
             fmt = "gazecom" if first.startswith("gaze ") else "diem"
-    from psybench.attention.gaze.tables import load_table  # tables imports GazeFormatError from here
-
     loaders = {"csv": load_csv, "crcns": load_crcns, "diem": load_diem, "gazecom": load_gazecom,
-               "arff": load_arff, "table": load_table}
+               "arff": load_arff, "table": load_table, "eyelink": load_eyelink}
     if fmt not in loaders:
         raise ValueError(f"gaze format {fmt!r} for {path} is not one of {sorted(loaders)}")
     return loaders[fmt](path, **kwargs)

@@ -27,6 +27,10 @@ def _loader_options(movie: str, spec: Mapping[str, Any], fmt: str) -> dict[str, 
         if not spec.get("gaze_columns"):
             raise ValueError(f"attention.movies.{movie}: gaze_format 'table' needs gaze_columns (the column mapping)")
         return {"columns": dict(spec["gaze_columns"]), "screen": dict(screen), "movie": movie}
+    if spec.get("gaze_onset_message"):
+        if fmt != "eyelink":
+            raise ValueError(f"attention.movies.{movie}: gaze_onset_message needs gaze_format 'eyelink', not {fmt!r}")
+        return {"onset_message": spec["gaze_onset_message"]}
     if fmt == "diem" and "movie_px" in screen:
         return {"screen_px": (screen["width_px"], screen["height_px"]), "movie_px": tuple(screen["movie_px"]),
                 "fit": screen.get("fit", "contain")}

@@ -90,6 +90,7 @@ def _imread(path: Path, flags: int) -> np.ndarray:
 def decode_movie(
     movie_dir: str | os.PathLike, n_frames: int, height: int, width: int, *, max_depth: float = float("nan"),
     layout: FrameLayout | None = None, mask_luts: np.ndarray | None = None,
+    out: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
     """Decode every frame of one movie.
 
@@ -105,6 +106,9 @@ def decode_movie(
     mask_luts : ndarray, shape (T, 256), uint8, optional
         Per-frame lookup tables to stable mask ids
         (:func:`psybench.intphys.ingest.status.mask_names`).
+    out : (scene, depth, masks) arrays, optional
+        Arrays of the shapes and dtypes below to decode into (reused buffers:
+        no fresh memory per movie).
 
     Returns
     -------
@@ -119,16 +123,16 @@ def decode_movie(
         raise IntPhysFormatError(
             f"{d / 'status.json'} names masks for {len(mask_luts)} frames, the movie has {n_frames}"
         )
-    scene = np.empty((n_frames, height, width, 3), np.uint8)
-    depth = np.empty((n_frames, height, width), np.float32)
-    masks = np.empty((n_frames, height, width), np.uint8)
+    if out is None:
+        out = _movie_buffers(n_frames, height, width)
+    scene, depth, masks = out
     encoding = None
     for t in range(n_frames):
         p = layout.path(d, "scene", t)
-        img = _imread(p, cv2.IMREAD_COLOR)
+        img = _imread(p, cv2.IMREAD_COLOR_RGB)  # decoded to RGB by libpng's reader: no BGR copy to convert
         if img.shape != (height, width, 3):
             raise IntPhysFormatError(f"frame {p} has shape {img.shape}, expected {(height, width, 3)}")
-        cv2.cvtColor(img, cv2.COLOR_BGR2RGB, dst=scene[t])
+        scene[t] = img
         p = layout.path(d, "depth", t)
         dimg = _imread(p, cv2.IMREAD_UNCHANGED)
         if dimg.ndim == 3:
@@ -160,6 +164,10 @@ def decode_movie(
     return scene, depth, masks, encoding
 
 
+def _movie_buffers(T: int, H: int, W: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return np.empty((T, H, W, 3), np.uint8), np.empty((T, H, W), np.float32), np.empty((T, H, W), np.uint8)
+
+
 def _depth_encoding_of(movie_dir: Path, layout: FrameLayout) -> str:
     p = layout.path(movie_dir, "depth", 0)
     img = _imread(p, cv2.IMREAD_UNCHANGED)
@@ -172,25 +180,35 @@ def _decoded_blocks(movies, jobs, T, H, W, *, threads: int, prefetch: int = 1):
     ``jobs``: per movie, the keywords of :func:`decode_movie` (``max_depth``,
     ``layout``, ``mask_luts``).
 
-    Movies are decoded by a pool of ``threads`` threads with at most
-    ``prefetch + threads`` movies in flight, so memory does not grow with the shard.
+    Movies are decoded by a pool of ``threads`` threads (cv2.imread releases the
+    GIL) with at most ``prefetch + threads`` movies in flight, into a fixed set of
+    reused movie buffers, so memory does not grow with the shard. A yielded block
+    is valid until the next one is requested (its buffer is then decoded into
+    again): the consumer copies it (as :func:`psybench.io.store.write_store_stream`
+    does into its storage unit).
     """
     cv2.setNumThreads(1)
     threads = max(1, int(threads))
     ahead = max(2 * threads, int(prefetch) + threads)
+    free = [_movie_buffers(T, H, W) for _ in range(min(ahead, len(movies)))]
     with ThreadPoolExecutor(threads) as pool:
         pending: deque = deque()
         it = iter(zip(movies, jobs))
-        try:
-            for _ in range(ahead):
-                m, job = next(it)
-                pending.append(pool.submit(decode_movie, m.path, T, H, W, **job))
-        except StopIteration:
-            pass
+
+        def start(nxt):
+            buf = free.pop()
+            pending.append((buf, pool.submit(decode_movie, nxt[0].path, T, H, W, out=buf, **nxt[1])))
+
+        for nxt in it:
+            start(nxt)
+            if not free:
+                break
         while pending:
-            s, d, k, _enc = pending.popleft().result()
+            buf, fut = pending.popleft()
+            s, d, k, _enc = fut.result()
+            yield {"scene": s[None], "depth": d[None], "masks": k[None]}
+            free.append(buf)  # the consumer has copied the block
             nxt = next(it, None)
             if nxt is not None:
-                pending.append(pool.submit(decode_movie, nxt[0].path, T, H, W, **nxt[1]))
-            yield {"scene": s[None], "depth": d[None], "masks": k[None]}
+                start(nxt)
         # an exception above leaves the pool's remaining futures to finish and be dropped

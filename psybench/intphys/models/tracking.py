@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from psybench.intphys.models.observation import Observation, map_movies
+from psybench.intphys.models.tracking_links import link_tracks
 from psybench.registry import register
 
 __all__ = ["tracking_permanence"]
@@ -131,32 +132,40 @@ def tracking_permanence(
     reshuffles the gray values per frame, ingest maps every name to one id
     (:func:`psybench.intphys.ingest.mask_names`).
 
+    Masks without names (the released test split, which has no status.json, and
+    the dev archive's header-only status.json) are segmented and linked into
+    tracks by :func:`~psybench.intphys.models.tracking_links.link_tracks`, from the
+    masks alone (its documented assumptions: one gray value per actor and frame,
+    linking by overlap, floor, walls and sky spanning the image width, identity
+    kept across an occlusion). Every foreground track is then an object, and
+    every other foreground track (occluder or object) can hide it where it is
+    nearer (depth); the same events as above are counted.
+
     Raises
     ------
     ValueError
-        Naming the movie whose masks carry no names (the dev archive's
-        header-only status.json, the test split without status.json) or no
-        ``object_*`` name: the model cannot tell objects apart there, and a
-        constant would be a silent non-answer.
+        When the observation has no masks, or naming the movie whose mask names
+        include no ``object_*`` name (a constant would be a silent non-answer).
     """
     params = dict(min_area=min_area, margin=margin, shape_tol=shape_tol, jump=jump, depth_jump_mm=depth_jump_mm)
     movies = list(observation.movies)
-    names = observation.masks_grayscale
-    if names is None or observation.masks is None:
-        raise ValueError("tracking_permanence: the observation has no masks or mask names (masks_grayscale)")
+    if observation.masks is None:
+        raise ValueError("tracking_permanence: the observation has no masks")
+    names = observation.masks_grayscale or (None,) * len(movies)
     for movie, pairs in zip(movies, names):
-        if pairs is None:
-            raise ValueError(f"tracking_permanence: movie {movie} has masks without names (its status.json names "
-                             "none: header-only or absent); the model needs object_* names")
-        if not _object_values(pairs)[0]:
+        if pairs is not None and not _object_values(pairs)[0]:
             raise ValueError(f"tracking_permanence: movie {movie} names no object_* mask among "
                              f"{[n for _, n in pairs]}")
     masks, depth = observation.masks, observation.depth
 
     def one(i, m, d):
-        objects, occluders = _object_values(names[i])
         if d is not None and not np.isfinite(d).all():
             d = None
-        return math.exp(-_track_surprise(m, d, objects, occluders, params))
+        if names[i] is not None:
+            objects, occluders = _object_values(names[i])
+            return math.exp(-_track_surprise(m, d, objects, occluders, params))
+        ids, fg, _background = link_tracks(m)  # no names: tracks from the masks alone
+        return math.exp(-sum(_track_surprise(ids, d, {v: f"track_{v}"}, [u for u in fg if u != v], params)
+                             for v in fg))
 
     return pd.Series(map_movies(one, [masks, depth if use_depth else None], threads), index=movies, dtype=float)
