@@ -19,6 +19,8 @@ rule aggregate_scores:
     conda:
         "../envs/psybench.yaml"
     params:
+        algorithms=SCORE_ALGORITHMS,
+        settings=SCORE_SETTINGS,
         code_hash=CODE["aggregate"],
     script:
         "../scripts/aggregate_scores.py"

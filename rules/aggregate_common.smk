@@ -1,6 +1,7 @@
 # Aggregation: the constants, the report's code hash and every input and params function
 # of rules/aggregate.smk (snakemake --lint wants no functions next to rules), from the
 # config validated and filled with the schema's defaults in rules/common.smk.
+from psybench.aggregate.labels import setting_names
 from psybench.provenance import PACKAGE_ROOT, code_hash, params_hash
 from psybench.registry import TRACKS
 
@@ -12,6 +13,20 @@ LEADERBOARDS = config["aggregate"]["leaderboards"] or [{"name": "overall", "trac
     {"name": t, "track": t} for t in config["tracks"]
 ]
 LEADERBOARD_NAMES = [lb["name"] for lb in LEADERBOARDS]
+# Readable entries of the long table: each configured model's algorithm (the motion sweep
+# tlapale_v1mt_nofeedback runs tlapale_v1mt: one intra-technique family) and a name for each
+# parameter hash (attention rows hash {"L": L}, psybench.attention.score_rows).
+SCORE_ALGORITHMS = {
+    m["name"]: m.get("algorithm", m["name"])
+    for t in ("motion", "attention")
+    if t in config["tracks"]
+    for m in config[t]["models"]
+}
+SCORE_SETTINGS = setting_names(
+    [{"L": int(L)} for m in config["attention"]["models"] for L in m.get("L", [])]
+    if "attention" in config["tracks"]
+    else []
+)
 
 
 def get_score_row_tables(wildcards):
