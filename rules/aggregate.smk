@@ -66,6 +66,7 @@ rule aggregate_leaderboards:
 
 rule report_leaderboard:
     input:
+        unpack(get_report_human_inputs),
         pages="results/aggregate/leaderboards.json",
         tables=expand("results/aggregate/leaderboard_{name}.csv", name=LEADERBOARD_NAMES),
     output:
@@ -76,6 +77,8 @@ rule report_leaderboard:
         "../envs/psybench.yaml"
     params:
         results_root=get_results_root,
+        synthetic=SYNTHETIC_TRACKS,
+        workflow_report="../../report.html",
         code_hash=get_report_code_hash(),
     script:
         "../scripts/report_leaderboard.py"

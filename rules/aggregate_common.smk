@@ -27,6 +27,25 @@ SCORE_SETTINGS = setting_names(
     if "attention" in config["tracks"]
     else []
 )
+# Tracks whose data in this run stand in for people: the report's pages say so.
+SYNTHETIC_TRACKS = [
+    t
+    for t, synthetic in (
+        (
+            "attention",
+            any("observers" in m for m in config["attention"]["movies"].values()),
+        ),
+        ("intphys", bool(config["intphys"]["generate"])),
+    )
+    if t in config["tracks"] and synthetic
+]
+
+
+def get_report_human_inputs(wildcards):
+    """The attention table whose inter-observer ceiling the report shows next to the models."""
+    if "attention" in config["tracks"]:
+        return {"attention_table": "results/attention/table1.csv"}
+    return {}
 
 
 def get_score_row_tables(wildcards):
@@ -42,5 +61,12 @@ def get_sample_tables(wildcards):
 def get_report_code_hash():
     """The report's code and its page templates (not Python, so code_hash alone misses them)."""
     templates = sorted((PACKAGE_ROOT / "report" / "templates").glob("*"))
-    code = code_hash(["psybench.aggregate.leaderboard", "psybench.report.site", "psybench.report.figures"])
+    code = code_hash(
+        [
+            "psybench.aggregate.leaderboard",
+            "psybench.report.site",
+            "psybench.report.figures",
+            "psybench.report.human",
+        ]
+    )
     return f"{code}-{params_hash({p.name: p.read_text() for p in templates})}"
