@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from test_report_leaderboard import LEADERBOARDS, _chromium, _run_chromium, _touch_sources, synthetic_long
 
 from psybench.aggregate.leaderboard import compute_leaderboards, write_leaderboards
 from psybench.report.human import HUMAN_REFERENCES, attention_ceilings
 from psybench.report.site import render_site
-from test_report_leaderboard import LEADERBOARDS, _chromium, _run_chromium, _touch_sources, synthetic_long
 
 # what each track's page must show, as a person reads it in the browser
 HUMAN_TEXT = {
