@@ -28,6 +28,7 @@ import numpy as np
 
 from psybench.io.store import StreamSpec, open_store, write_store_stream
 from psybench.motion.display import Display
+from psybench.progress import progress
 from psybench.registry import ModelError, ModelSpec, resolve_model
 
 __all__ = ["motion_response_blocks", "run_motion_model"]
@@ -196,7 +197,8 @@ def run_motion_model(
         "model": spec.to_attrs(),
         "code_hash": code_hash,
     }
-    blocks = motion_response_blocks(spec, frames, display, block_frames=block_frames, threads=threads)
+    blocks = progress(motion_response_blocks(spec, frames, display, block_frames=block_frames, threads=threads),
+                      f"motion responses of {spec.name} ({block_frames}-frame blocks)", total=-(-n_t // block_frames))
     try:
         return write_store_stream(out_path, specs, blocks, attrs, check=check)
     except ValueError as exc:
