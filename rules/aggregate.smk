@@ -70,7 +70,12 @@ rule report_leaderboard:
         pages="results/aggregate/leaderboards.json",
         tables=expand("results/aggregate/leaderboard_{name}.csv", name=LEADERBOARD_NAMES),
     output:
-        report=directory("results/report"),
+        report=report(
+            directory("results/report"),
+            htmlindex="index.html",
+            caption="../report/leaderboards.rst",
+            category="Leaderboards",
+        ),
     log:
         "logs/report/leaderboard.log",
     conda:

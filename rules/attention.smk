@@ -74,7 +74,12 @@ rule attention_evaluate:
         features=get_attention_feature_inputs,
         gaze=list(get_attention_gaze_tables().values()),
     output:
-        table="results/attention/table1.csv",
+        table=report(
+            "results/attention/table1.csv",
+            caption="../report/attention_table1.rst",
+            category="Attention",
+            subcategory="Table 1",
+        ),
         table_parquet="results/attention/table1.parquet",
         curves="results/attention/curves.csv",
         curves_parquet="results/attention/curves.parquet",
