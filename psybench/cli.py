@@ -207,8 +207,12 @@ def format_leaderboard(table: pd.DataFrame, *, show_values: bool = False, title:
     str
     """
     criteria = list(table.attrs.get("criteria", []))
-    cols = ["front", "entry", "pareto_optimal", "average_rank", "n_ranked"]
+    from psybench.aggregate.labels import criterion_unit
+
+    cols = ["front", "entry", "pareto_optimal", "average_rank", "n_ranked"] + (["track"] if "track" in table else [])
     view = table[cols + (criteria if show_values else []) + ["dominated_by"]].copy()
+    # the criterion's key (what --criteria takes) and its unit
+    view = view.rename(columns={c: f"{c} [{criterion_unit(c)}]" if criterion_unit(c) else c for c in criteria})
     view["pareto_optimal"] = view["pareto_optimal"].map({True: "yes", False: ""})
     view["average_rank"] = view["average_rank"].map(lambda v: "-" if pd.isna(v) else f"{v:.2f}")
     view = view.rename(columns={"pareto_optimal": "pareto", "average_rank": "avg_rank", "n_ranked": "n"})
@@ -224,16 +228,34 @@ def format_leaderboard(table: pd.DataFrame, *, show_values: bool = False, title:
     return "\n".join(lines)
 
 
-def _leaderboard(args: argparse.Namespace, long_df: pd.DataFrame, title: str) -> int:
-    from psybench.aggregate.table import error_matrix, leaderboard
+def _report_specs(results: Path | None) -> list[dict[str, Any]]:
+    """The leaderboard specs the workflow's report used (``<results>/aggregate/leaderboards.json``), if any."""
+    import json
+
+    pages = None if results is None else results / "aggregate" / "leaderboards.json"
+    if pages is None or not pages.is_file():
+        return []
+    return [dict(e["spec"]) for e in json.loads(pages.read_text(encoding="utf-8")).get("leaderboards", [])]
+
+
+def _leaderboard(args: argparse.Namespace, long_df: pd.DataFrame, title: str, results: Path | None = None) -> int:
+    """Rank as the report does: the same function, and the report's criteria when none are given."""
+    from psybench.aggregate.leaderboard import compute_leaderboards
+    from psybench.aggregate.overall import track_criteria
+    from psybench.aggregate.table import error_matrix
     from psybench.io.tables import write_table
 
-    matrix, _ = error_matrix(long_df, criteria=args.criteria, track=args.track, model=args.model)
-    epsilon = _parse_epsilon(args.epsilon, list(matrix.columns))
-    table = leaderboard(
-        long_df, track=args.track, criteria=args.criteria, model=args.model, epsilon=epsilon, missing=args.missing
-    )
-    scope = f"track={args.track}" if args.track else "all tracks"
+    specs = _report_specs(results)
+    criteria = args.criteria
+    if criteria is None:
+        same = [s for s in specs if s.get("track") == args.track and s.get("model") == args.model]
+        criteria = same[0].get("criteria") if same else None
+    matrix, _ = error_matrix(long_df, criteria=criteria, track=args.track, model=args.model)
+    spec = {"name": "cli", "track": args.track, "criteria": criteria, "model": args.model,
+            "epsilon": _parse_epsilon(args.epsilon, list(matrix.columns)), "missing": args.missing}
+    board = compute_leaderboards(long_df, leaderboards=[spec], by_track=track_criteria(specs))[0]
+    table = board.table
+    scope = f"track={args.track}" if args.track else "all tracks (one front per track)"
     if args.model:
         scope += f", parameter sets of model {args.model}"
     print(format_leaderboard(table, show_values=args.values, title=f"{title} ({scope})"))
@@ -250,7 +272,7 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
     for rel in _LONG_TABLE:
         path = results / rel
         if path.is_file():
-            return _leaderboard(args, read_scores(path), f"Leaderboard from {path}")
+            return _leaderboard(args, read_scores(path), f"Leaderboard from {path}", results)
     raise CLIError(
         f"{results / _LONG_TABLE[0]} (or .csv) not found: run the workflow first, "
         "or score a folder with `psybench score-table PATH`"

@@ -21,6 +21,8 @@ rule aggregate_scores:
     conda:
         "../envs/psybench.yaml"
     params:
+        algorithms=SCORE_ALGORITHMS,
+        settings=SCORE_SETTINGS,
         code_hash=CODE["aggregate"],
     script:
         "../scripts/aggregate_scores.py"
@@ -70,10 +72,16 @@ rule aggregate_leaderboards:
 
 rule report_leaderboard:
     input:
+        unpack(get_report_human_inputs),
         pages="results/aggregate/leaderboards.json",
         tables=expand("results/aggregate/leaderboard_{name}.csv", name=LEADERBOARD_NAMES),
     output:
-        report=directory("results/report"),
+        report=report(
+            directory("results/report"),
+            htmlindex="index.html",
+            caption="../report/leaderboards.rst",
+            category="Leaderboards",
+        ),
     log:
         "logs/report/leaderboard.log",
     benchmark:
@@ -82,6 +90,8 @@ rule report_leaderboard:
         "../envs/psybench.yaml"
     params:
         results_root=get_results_root,
+        synthetic=SYNTHETIC_TRACKS,
+        workflow_report="../../report.html",
         code_hash=get_report_code_hash(),
     script:
         "../scripts/report_leaderboard.py"

@@ -2,6 +2,7 @@
 # of rules/aggregate.smk (snakemake --lint wants no functions next to rules), from the
 # config validated and filled with the schema's defaults in rules/common.smk.
 from psybench.aggregate.scope import applicable_leaderboards
+from psybench.aggregate.labels import setting_names
 from psybench.provenance import PACKAGE_ROOT, code_hash, params_hash
 from psybench.registry import TRACKS
 
@@ -22,6 +23,39 @@ LEADERBOARDS = LEADERBOARDS or [{"name": "overall", "track": None}] + [
     {"name": t, "track": t} for t in config["tracks"]
 ]
 LEADERBOARD_NAMES = [lb["name"] for lb in LEADERBOARDS]
+# Readable entries of the long table: each configured model's algorithm (the motion sweep
+# tlapale_v1mt_nofeedback runs tlapale_v1mt: one intra-technique family) and a name for each
+# parameter hash (attention rows hash {"L": L}, psybench.attention.score_rows).
+SCORE_ALGORITHMS = {
+    m["name"]: m.get("algorithm", m["name"])
+    for t in ("motion", "attention")
+    if t in config["tracks"]
+    for m in config[t]["models"]
+}
+SCORE_SETTINGS = setting_names(
+    [{"L": int(L)} for m in config["attention"]["models"] for L in m.get("L", [])]
+    if "attention" in config["tracks"]
+    else []
+)
+# Tracks whose data in this run stand in for people: the report's pages say so.
+SYNTHETIC_TRACKS = [
+    t
+    for t, synthetic in (
+        (
+            "attention",
+            any("observers" in m for m in config["attention"]["movies"].values()),
+        ),
+        ("intphys", bool(config["intphys"]["generate"])),
+    )
+    if t in config["tracks"] and synthetic
+]
+
+
+def get_report_human_inputs(wildcards):
+    """The attention table whose inter-observer ceiling the report shows next to the models."""
+    if "attention" in config["tracks"]:
+        return {"attention_table": "results/attention/table1.csv"}
+    return {}
 
 
 def get_score_row_tables(wildcards):
@@ -37,5 +71,12 @@ def get_sample_tables(wildcards):
 def get_report_code_hash():
     """The report's code and its page templates (not Python, so code_hash alone misses them)."""
     templates = sorted((PACKAGE_ROOT / "report" / "templates").glob("*"))
-    code = code_hash(["psybench.aggregate.leaderboard", "psybench.report.site", "psybench.report.figures"])
+    code = code_hash(
+        [
+            "psybench.aggregate.leaderboard",
+            "psybench.report.site",
+            "psybench.report.figures",
+            "psybench.report.human",
+        ]
+    )
     return f"{code}-{params_hash({p.name: p.read_text() for p in templates})}"

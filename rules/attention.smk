@@ -125,7 +125,12 @@ rule attention_evaluate:
     input:
         parts=[p[k] for p in get_attention_parts() for k in ("table", "curves")],
     output:
-        table="results/attention/table1.csv",
+        table=report(
+            "results/attention/table1.csv",
+            caption="../report/attention_table1.rst",
+            category="Attention",
+            subcategory="Table 1",
+        ),
         table_parquet="results/attention/table1.parquet",
         curves="results/attention/curves.csv",
         curves_parquet="results/attention/curves.parquet",

@@ -123,7 +123,12 @@ rule intphys_scores:
     input:
         unpack(get_intphys_score_input),
     output:
-        scores="results/intphys/{model}/scores.csv",
+        scores=report(
+            "results/intphys/{model}/scores.csv",
+            caption="../report/intphys_scores.rst",
+            category="IntPhys",
+            subcategory="{model}",
+        ),
         parquet="results/intphys/{model}/scores.parquet",
         answer="results/intphys/{model}/answer.txt",
     log:

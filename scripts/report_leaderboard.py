@@ -1,8 +1,10 @@
 """Snakemake script: the HTML leaderboard report (results/report/index.html) from the computed leaderboards.
 
-Inputs:  pages (leaderboards.json; the leaderboard tables beside it).
+Inputs:  pages (leaderboards.json; the leaderboard tables beside it), attention_table (optional:
+         the attention table1.csv whose inter-observer ceiling is shown).
 Output:  report (directory).
-Params:  results_root (the folder the scores' sources are relative to).
+Params:  results_root (the folder the scores' sources are relative to), synthetic (tracks whose
+         data stand in for people), workflow_report (link to the Snakemake report).
 """
 
 import sys
@@ -11,9 +13,13 @@ sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
 
 from psybench.report.site import render_site  # noqa: E402
 
+inp, params = snakemake.input, snakemake.params  # noqa: F821
 boards = render_site(
-    snakemake.input.pages,  # noqa: F821
+    inp.pages,
     snakemake.output.report,  # noqa: F821
-    results_root=snakemake.params.results_root,  # noqa: F821
+    results_root=params.results_root,
+    synthetic=list(params.synthetic),
+    attention_table=inp.get("attention_table"),
+    workflow_report=params.workflow_report,
 )
 print(f"rendered {len(boards)} leaderboard pages", file=sys.stderr)

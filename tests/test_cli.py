@@ -111,10 +111,12 @@ def test_bad_file_exits_2_naming_the_file(tmp_path, capsys):
     assert "unknown criterion 'x'" in capsys.readouterr().err
 
 
-def test_cross_track_missing_raise_is_an_error(tmp_path, capsys):
+def test_cross_track_ranks_each_track_on_its_own_criteria(tmp_path, capsys):
+    """No entry has another track's scores: the overall view is one front per track, so nothing is missing."""
     csv = write_scores(tmp_path / "scores.csv")
-    assert main(["score-table", str(csv), "--missing", "raise"]) == 2
-    assert "missing (NaN)" in capsys.readouterr().err
+    assert main(["score-table", str(csv), "--missing", "raise"]) == 0
+    out = capsys.readouterr().out
+    assert "one front per track" in out and table_lines(out)["itti"] == (1, True)
     assert main(["score-table", str(csv)]) == 0  # default: ignore pairwise
 
 

@@ -94,3 +94,16 @@ def test_direction_error_figure_draws_directions_and_the_human_reference(tmp_pat
     figures.direction_error_figure(paths, tmp_path / "f.csv", tmp_path / "s.csv", tmp_path / "x.png")
     assert not any("human" in s for s in seen["labels"])
     assert isinstance(pd.read_csv(tmp_path / "f.csv")["verdict_tau_ms"].iloc[0], float)
+
+
+def test_stimuli_montage_is_a_grid_not_a_strip(tmp_path):
+    """30 stimuli: triplets of frames in about square rows and columns (was one 3-panel column, 405 x 3375 px)."""
+    display = Display(frames_per_s=100.0)
+    paths = [write_store(tmp_path / f"s{k:02d}.zarr", {"frames": ArraySpec(np.full((3, 8, 8), k / 30.0, np.float32),
+                                                                        ("t", "y", "x"))},
+                         {"display": display.to_attrs()}) for k in range(30)]
+    out = figures.stimuli_montage(paths, tmp_path / "stimuli.png")
+    import matplotlib.image as mpimg
+
+    h, w = mpimg.imread(out).shape[:2]
+    assert 0.5 < w / h < 2.0, (w, h)

@@ -223,3 +223,8 @@ def test_report_builds(harness, workflow):
     harness.run(workflow, "--report", "report.html", "all")
     html = (workflow / "report.html").read_text(errors="replace")
     assert "motion_table1" in html
+    # the leaderboard site is in the report (category Leaderboards), and links back to it
+    assert "Leaderboards" in html and "leaderboards.rst" not in html
+    assert 'href="../../report.html"' in (workflow / "results/report/index.html").read_text()
+    # the display mapping printed readably, not as a raw dict
+    assert "px_per_deg" in html and "{'px_per_deg'" not in html

@@ -37,6 +37,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from psybench.aggregate.labels import in_model
+from psybench.aggregate.overall import per_track_leaderboard, track_criteria
 from psybench.aggregate.ranks import ranks_with_ties
 from psybench.aggregate.table import SAMPLE_COLUMNS, concat_scores, criterion_name, entry_labels, leaderboard
 from psybench.io.atomic import atomic_output
@@ -170,7 +172,7 @@ def _scoped(long_df: pd.DataFrame, spec: Mapping[str, Any]) -> pd.DataFrame:
     if spec["track"] is not None:
         s = s[s["track"] == spec["track"]]
     if spec["model"] is not None:
-        s = s[s["model"] == spec["model"]]
+        s = s[in_model(s, spec["model"])]
     return s
 
 
@@ -180,7 +182,8 @@ def _ties(scoped, spec, criteria, directions, samples, *, n_boot, alpha, seed) -
     if spec["track"] is not None:
         s = s[s["track"] == spec["track"]]
     if spec["model"] is not None:
-        s = s[s["model"] == spec["model"]]
+        models = set(scoped["model"])
+        s = s[s["model"].isin(models)]
     if not len(s):
         return ties
     s = s.assign(entry=_sample_labels(scoped, s, spec["model"]).to_numpy())
@@ -200,9 +203,13 @@ def _ties(scoped, spec, criteria, directions, samples, *, n_boot, alpha, seed) -
     return ties
 
 
-def _build_one(long_df, spec, *, samples, n_boot, alpha, seed, max_projections) -> Leaderboard:
-    table = leaderboard(long_df, track=spec["track"], criteria=spec["criteria"], model=spec["model"],
-                        epsilon=spec["epsilon"], missing=spec["missing"])
+def _build_one(long_df, spec, *, samples, n_boot, alpha, seed, max_projections, by_track) -> Leaderboard:
+    if spec["track"] is None and long_df["track"].nunique() > 1:  # overall: one front per track
+        table = per_track_leaderboard(long_df, criteria=spec["criteria"], model=spec["model"],
+                                      epsilon=spec["epsilon"], missing=spec["missing"], by_track=by_track)
+    else:
+        table = leaderboard(long_df, track=spec["track"], criteria=spec["criteria"], model=spec["model"],
+                            epsilon=spec["epsilon"], missing=spec["missing"])
     criteria = list(table.attrs["criteria"])
     directions = list(table.attrs["directions"])
     scoped = _scoped(long_df, spec)
@@ -234,6 +241,7 @@ def compute_leaderboards(
     alpha: float = 0.05,
     seed: int = 0,
     max_projections: int = 6,
+    by_track: Mapping[str, Sequence[str]] | None = None,
 ) -> list[Leaderboard]:
     """Compute every configured leaderboard of a long score table.
 
@@ -261,6 +269,10 @@ def compute_leaderboards(
         Bootstrap settings of :func:`~psybench.aggregate.ranks.ranks_with_ties`.
     max_projections : int
         Number of 2-D projections when a spec gives no ``projections``.
+    by_track : mapping {track: criteria}, optional
+        Criteria of each track in a cross-track board, which ranks each track's
+        entries on its own criteria (:mod:`psybench.aggregate.overall`); default
+        those of the per-track specs (:func:`~psybench.aggregate.overall.track_criteria`).
 
     Returns
     -------
@@ -283,11 +295,12 @@ def compute_leaderboards(
     if not specs:
         raise ValueError("no leaderboards to build")
     samples = _prepare_samples(samples)
+    by_track = track_criteria(specs) if by_track is None else dict(by_track)
     boards = []
     for spec in specs:
         try:
             boards.append(_build_one(long_df, spec, samples=samples, n_boot=n_boot, alpha=alpha, seed=seed,
-                                     max_projections=max_projections))
+                                     max_projections=max_projections, by_track=by_track))
         except ValueError as exc:
             raise ValueError(f"leaderboard {spec['name']!r}: {exc}") from exc
     return boards

@@ -34,6 +34,7 @@ import pandas as pd
 
 from psybench.aggregate.cells import ScoreTableError, read_cells, text
 from psybench.aggregate.criteria import TABLE_DIRECTIONS
+from psybench.aggregate.labels import annotate, entry_labels, headline_criteria, in_model
 from psybench.io.tables import read_table, write_table
 
 __all__ = [
@@ -214,8 +215,14 @@ def score_frame(columns: Mapping[str, Any], n: int) -> pd.DataFrame:
 def write_scores(
     frames: pd.DataFrame | Mapping[str, pd.DataFrame] | Iterable[pd.DataFrame | str | os.PathLike],
     path: str | os.PathLike,
+    *,
+    algorithms: Mapping[str, str] | None = None,
+    settings: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """Validate and concatenate score rows (:func:`concat_scores`), then write CSV + Parquet.
+
+    ``algorithms`` / ``settings`` (optional) add the readable ``algorithm`` and
+    ``setting`` columns (:func:`psybench.aggregate.labels.annotate`).
 
     The one writer of long score tables: a track's own rows (the workflow's
     ``<track>_score_rows`` rules) and their concatenation (``aggregate_scores``)
@@ -227,6 +234,8 @@ def write_scores(
         The table as written.
     """
     long_df = concat_scores(frames)
+    if algorithms is not None or settings is not None:
+        long_df = annotate(long_df, algorithms=algorithms, settings=settings)
     write_table(long_df, path)
     return long_df
 
@@ -248,18 +257,6 @@ def write_samples(
     return samples
 
 
-def entry_labels(long_df: pd.DataFrame, *, intra: bool) -> pd.Series:
-    """Row labels: ``model``, or ``model@params_hash`` for models with several parameter sets.
-
-    Intra-technique (one model): the parameter hash alone ("default" if empty).
-    """
-    if intra:
-        return long_df["params_hash"].where(long_df["params_hash"] != "", "default")
-    n_sets = long_df.groupby("model")["params_hash"].transform("nunique")
-    with_hash = (n_sets > 1) & (long_df["params_hash"] != "")
-    return long_df["model"].where(~with_hash, long_df["model"] + "@" + long_df["params_hash"])
-
-
 def error_matrix(
     long_df: pd.DataFrame,
     *,
@@ -278,14 +275,17 @@ def error_matrix(
     criteria : sequence of str, optional
         Criteria to keep, named ``"track/experiment/metric"``
         (:func:`criterion_name`), in the order wanted.  Default: every criterion
-        present (after the ``track`` filter), sorted.
+        present (after the ``track`` filter) but the 0/1 verdicts, sorted
+        (:func:`psybench.aggregate.labels.headline_criteria`).
     track : str, optional
         Keep one track only (a per-track leaderboard); default all tracks (the
         cross-track leaderboard).
     model : str, optional
-        Intra-technique evaluation (Cabezas & Trujillo 2011, sec. 3.3): keep this model only;
-        its parameter sets become the entries, labelled by ``params_hash``.
-        Default: inter-technique, entries are models (``model@params_hash`` for a
+        Intra-technique evaluation (Cabezas & Trujillo 2011, sec. 3.3): keep this model only
+        (or the models whose optional ``algorithm`` column names it); its parameter sets
+        become the entries (:func:`psybench.aggregate.labels.entry_labels`).
+        Default: inter-technique, entries are models (``model@params_hash``, or ``model
+        setting`` where the optional ``setting`` column names the parameter set, for a
         model present with several parameter sets).
     values : str
         Column to pivot: ``"value"`` (default), ``"ci_low"``, ``"ci_high"`` or
@@ -315,17 +315,18 @@ def error_matrix(
             raise ScoreTableError(f"track {track!r} has no scores (tracks present: {tracks})")
         long_df = long_df[long_df["track"] == track]
     if model is not None:
-        models = sorted(set(long_df["model"]))
-        if model not in models:
-            raise ScoreTableError(f"model {model!r} has no scores (models present: {models})")
-        long_df = long_df[long_df["model"] == model]
+        keep = in_model(long_df, model)
+        if not keep.any():
+            raise ScoreTableError(f"model {model!r} has no scores (models present: {sorted(set(long_df['model']))})")
+        long_df = long_df[keep]
     long_df = long_df.assign(
         criterion=[criterion_name(*t) for t in zip(long_df["track"], long_df["experiment"], long_df["metric"])],
         entry=entry_labels(long_df, intra=model is not None).to_numpy(),
     )
     present = sorted(set(long_df["criterion"]))
     if criteria is None:
-        criteria = present
+        criteria = headline_criteria(present)
+        long_df = long_df[long_df["criterion"].isin(criteria)]
     else:
         criteria = list(criteria)
         for c in criteria:

@@ -58,6 +58,7 @@ from psybench.attention.defaults import (
 from psybench.attention.metrics import fixation_density, observer_counts
 from psybench.attention.movies import MovieData
 from psybench.attention.tuning import frame_features, gaze_cells, lag_frames, test_frames, train_frames
+from psybench.progress import Progress
 
 __all__ = ["GROUPS", "RESPONSE_PERCENTILES", "rank_percentiles", "loo_rank_ceiling", "evaluate_pair", "evaluate"]
 
@@ -320,6 +321,7 @@ def evaluate(
     scanpaths = dict(scanpaths or {})  # training movie -> control trajectories (feature-independent)
     ceilings: dict[tuple[str, bool], float] = {}  # (test movie, same movie) -> LOO ceiling
     n_jobs, done, t0 = len(models) * len(pairs), 0, time.perf_counter()
+    shown = Progress(n_jobs, "attention evaluation (models x train/test pairs)")
     log.info("Table 1: %d models x %d (train, test) pairs; %d sets x %s trajectories per control category",
              len(models), len(pairs), n_sets, n_per_set or "n_observers")
     for model in models:
@@ -354,6 +356,7 @@ def evaluate(
                     curves.append({"train": tr, "test": te, "features": features, "L": L, "group": group,
                                    "rp": int(rp), "value": float(mean), "sd": float(c.std(ddof=1).get(rp, np.nan))})
             done += 1
+            shown.update(note=f"{features} L={L}, {tr} on {te}")
             meds = pr.groupby("group")["median"].mean()
             log.info("[%d/%d] %s L=%d, %s on %s: %s (%.0f s elapsed)", done, n_jobs, features, L, tr, te,
                      ", ".join(f"{g} {meds[g]:.1f}" for g in GROUPS if g in meds), time.perf_counter() - t0)

@@ -38,21 +38,32 @@ def _name(path: str | os.PathLike) -> str:
 
 
 def stimuli_montage(stimulus_paths: Sequence[str | os.PathLike], out: str | os.PathLike) -> Path:
-    """First, middle and last frame of every stimulus, one row per stimulus."""
+    """First, middle and last frame of every stimulus, stimuli in a grid of about square shape.
+
+    Each stimulus is three frames side by side, its name above the middle one and
+    each frame's time (ms) in its corner; stimuli fill ``n_groups`` such triplets per
+    row (one long column of 30 stimuli was a 405 x 3375 px strip).
+    """
     n = len(stimulus_paths)
-    fig, axes = plt.subplots(n, 3, figsize=(4.5, 1.5 * n), squeeze=False)
-    for row, p in enumerate(stimulus_paths):
+    n_groups = max(1, int(round(np.sqrt(n / 3.0))))
+    n_rows = -(-n // n_groups)
+    fig, axes = plt.subplots(n_rows, 3 * n_groups, figsize=(1.5 * 3 * n_groups, 1.6 * n_rows), squeeze=False)
+    for ax in axes.ravel():
+        ax.set_axis_off()
+    for k, p in enumerate(stimulus_paths):
+        row, group = k % n_rows, k // n_rows
         store = open_store(p)
         frames = store["frames"]
         fps = store.attrs["display"]["frames_per_s"]
         for col, t in enumerate((0, frames.shape[0] // 2, frames.shape[0] - 1)):
-            ax = axes[row, col]
+            ax = axes[row, 3 * group + col]
+            ax.set_axis_on()
             ax.imshow(np.asarray(frames[t]), cmap="gray", vmin=0, vmax=1, interpolation="nearest")
             ax.set_xticks([])
             ax.set_yticks([])
-            if row == 0:
-                ax.set_title(f"{t * 1000 / fps:.0f} ms", fontsize=7)
-        axes[row, 0].set_ylabel(_name(p), fontsize=6, rotation=0, ha="right", va="center")
+            ax.text(0.03, 0.97, f"{t * 1000 / fps:.0f} ms", transform=ax.transAxes, fontsize=5, va="top",
+                    bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.7})
+        axes[row, 3 * group + 1].set_title(_name(p), fontsize=6)
     fig.tight_layout()
     return save_png(fig, out)
 

@@ -38,6 +38,7 @@ import numpy as np
 from psybench.io.store import StreamSpec, open_store, write_store_stream
 from psybench.model_checks import check_maps, model_failure, read_only
 from psybench.motion.display import Display
+from psybench.progress import progress
 from psybench.registry import ModelError, ModelSpec, resolve_model
 
 __all__ = ["motion_response_blocks", "paired_stores", "run_motion_model", "run_motion_model_batch"]
@@ -199,7 +200,8 @@ def run_motion_model(
         "model": spec.to_attrs(),
         "code_hash": code_hash,
     }
-    blocks = motion_response_blocks(spec, frames, display, block_frames=block_frames, threads=threads)
+    blocks = progress(motion_response_blocks(spec, frames, display, block_frames=block_frames, threads=threads),
+                      f"motion responses of {spec.name} ({block_frames}-frame blocks)", total=-(-n_t // block_frames))
     if velocities is not None and not write_population:  # computed by the model, not stored
         blocks = ({k: v for k, v in b.items() if k != "p"} if isinstance(b, dict) else b for b in blocks)
     try:

@@ -29,9 +29,14 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from psybench.aggregate.labels import criterion_label  # noqa: E402
+from psybench.report.layout import place_labels  # noqa: E402
+
 __all__ = ["short_label", "projections_figure", "parallel_figure", "profile_figure", "ties_figure"]
 
 _DPI = 80
+#: Most axes a parallel-coordinates plot stays legible with; more criteria are drawn as a grid.
+_MAX_AXES = 12
 
 
 def _save(fig, path: Path) -> None:
@@ -60,6 +65,7 @@ def projections_figure(matrix, directions, front, labels, pairs, path: Path) -> 
     fig, axes = plt.subplots(nrow, ncol, figsize=(4.2 * ncol, 3.8 * nrow), squeeze=False)
     for ax in axes.ravel()[k:]:
         ax.set_axis_off()
+    to_label = []
     for ax, (a, b) in zip(axes.ravel(), pairs):
         x, y = matrix[a].to_numpy(float), matrix[b].to_numpy(float)
         ok = np.isfinite(x) & np.isfinite(y)
@@ -68,13 +74,14 @@ def projections_figure(matrix, directions, front, labels, pairs, path: Path) -> 
             if sel.any():
                 ax.scatter(x[sel], y[sel], s=46, color=colors[f - 1], edgecolor="black" if f == 1 else "none",
                            linewidth=1.0, label=f"front {f}", zorder=3)
-        for i in np.flatnonzero(ok):
-            ax.annotate(labels[i], (x[i], y[i]), fontsize=7, xytext=(3, 3), textcoords="offset points")
         da = "lower" if directions[a] == "min" else "higher"
         db = "lower" if directions[b] == "min" else "higher"
-        ax.set_xlabel(f"{short_label(a, 40)}\n({da} is better)", fontsize=7)
-        ax.set_ylabel(f"{short_label(b, 40)}\n({db} is better)", fontsize=7)
+        ax.set_xlabel(f"{short_label(criterion_label(a), 48)}\n({da} is better)", fontsize=7)
+        ax.set_ylabel(f"{short_label(criterion_label(b), 48)}\n({db} is better)", fontsize=7)
         ax.tick_params(labelsize=7)
+        ax.margins(0.12)
+        idx = np.flatnonzero(ok)
+        to_label.append((ax, x[idx], y[idx], [labels[i] for i in idx]))
         if (~ok).any():
             ax.set_title(f"{int((~ok).sum())} entr{'y' if (~ok).sum() == 1 else 'ies'} missing here", fontsize=7)
     handles, names = [], []
@@ -87,11 +94,35 @@ def projections_figure(matrix, directions, front, labels, pairs, path: Path) -> 
     if names:
         fig.legend([handles[i] for i in order], [names[i] for i in order], loc="upper right", fontsize=7)
     fig.tight_layout(rect=(0, 0, 0.92, 1))
+    for ax, xs, ys, names_ in to_label:  # after the layout: labels placed in final coordinates
+        place_labels(ax, xs, ys, names_)
+    _save(fig, path)
+
+
+def _score_heatmap(good: np.ndarray, crit: list[str], front: np.ndarray, labels, path: Path) -> None:
+    """Many criteria: entries x criteria grid of the scaled scores (1 = best), rows by front; grey = missing."""
+    n, m = good.shape
+    order = np.lexsort((np.arange(n), front))
+    fig, ax = plt.subplots(figsize=(min(24.0, max(6.0, 0.2 * m + 3.5)), max(2.5, 0.24 * n + 2.2)))
+    cmap = plt.get_cmap("viridis").copy()
+    cmap.set_bad("0.85")
+    im = ax.imshow(np.ma.masked_invalid(good[order]), cmap=cmap, vmin=0, vmax=1, aspect="auto",
+                   interpolation="nearest")
+    ax.set_yticks(np.arange(n))
+    ax.set_yticklabels([f"{labels[i]} (front {front[i]})" for i in order], fontsize=7)
+    ax.set_xticks(np.arange(m))
+    ax.set_xticklabels([short_label(c, 32) for c in crit], rotation=90, fontsize=6)
+    fig.colorbar(im, ax=ax, fraction=0.03, pad=0.01).set_label("scaled score (1 = best entry)", fontsize=7)
+    ax.set_title(f"{m} criteria: too many for parallel coordinates; one cell per entry and criterion", fontsize=8)
+    fig.tight_layout()
     _save(fig, path)
 
 
 def parallel_figure(matrix, directions, front, labels, path: Path) -> None:
-    """Parallel coordinates: each criterion scaled so that 1 = best entry; colour = front; gaps = missing."""
+    """Parallel coordinates: each criterion scaled so that 1 = best entry; colour = front; gaps = missing.
+
+    Above :data:`_MAX_AXES` criteria, a grid of the same scaled scores (entries x criteria) instead.
+    """
     crit = list(matrix.columns)
     m = len(crit)
     F = matrix.to_numpy(float)
@@ -104,6 +135,9 @@ def parallel_figure(matrix, directions, front, labels, path: Path) -> None:
     good = np.where(is_max, good, 1.0 - good)  # 1 = best entry on every axis
     good = np.where(np.isfinite(lo) & (hi == lo), 1.0, good)
     good[np.isnan(F)] = np.nan
+    if m > _MAX_AXES:
+        _score_heatmap(good, crit, front, labels, path)
+        return
     n_fronts = int(front.max()) if len(front) else 1
     colors = _front_colors(n_fronts)
     fig, ax = plt.subplots(figsize=(min(28.0, max(6.0, 0.9 * m + 2.5)), 4.2))

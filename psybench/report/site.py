@@ -28,15 +28,17 @@ import jinja2
 import numpy as np
 import pandas as pd
 
+from psybench.aggregate.labels import criterion_label
 from psybench.aggregate.leaderboard import Leaderboard, read_leaderboards
 from psybench.io.atomic import atomic_output
+from psybench.io.tables import read_table
 from psybench.report.figures import (
     parallel_figure,
     profile_figure,
     projections_figure,
-    short_label,
     ties_figure,
 )
+from psybench.report.human import attention_ceilings, human_reference
 
 __all__ = ["render_site"]
 
@@ -147,7 +149,25 @@ def _pareto(board: Leaderboard) -> str:
     return ", ".join(str(e) for e in board.table.loc[board.table["pareto_optimal"], "entry"])
 
 
-def _page(board: Leaderboard, figs, profile_of, table_href: str, out_dir: Path, results_root: Path) -> str:
+def _people(board: Leaderboard, human: dict[str, Any]) -> list[dict[str, Any]]:
+    """The human reference of each track on a page (psybench.report.human), with this run's facts."""
+    tracks = [board.spec["track"]] if board.spec["track"] else sorted(set(board.cells["track"]))
+    out = []
+    for t in tracks:
+        ref = human_reference(t)
+        if ref is None:
+            continue
+        out.append({
+            "track": t, "summary": ref.summary, "citation": ref.citation,
+            "targets": [{"criterion": e.replace("_", " "), "text": v} for e, v in ref.per_criterion.items()],
+            "synthetic": ref.synthetic_default if t in human.get("synthetic", ()) else "",
+            "ceilings": human.get("ceilings", {}) if t == "attention" else {},
+        })
+    return out
+
+
+def _page(board: Leaderboard, figs, profile_of, table_href: str, out_dir: Path, results_root: Path,
+          human: dict[str, Any]) -> str:
     spec, table, criteria = board.spec, board.table, board.criteria
     c_ = board.cells
     where = {(e, c): (lo, hi, src) for e, c, lo, hi, src in zip(c_["entry"], c_["criterion"], c_["ci_low"],
@@ -162,8 +182,11 @@ def _page(board: Leaderboard, figs, profile_of, table_href: str, out_dir: Path, 
             lo, hi, src = where.get((e, c), (np.nan, np.nan, ""))
             src = src if isinstance(src, str) else ""
             row_cells.append(_cell(float(r[c]), float(lo), float(hi), src, profile_of[e], out_dir, results_root))
+        track = r.get("track", "")
         rows.append({
-            "entry": e, "slug": _slug(e), "front": int(r["front"]), "pareto_optimal": bool(r["pareto_optimal"]),
+            "entry": e, "track": track, "slug": _slug(e), "front": int(r["front"]),
+            "track_href": _href(human["track_pages"].get(track, f"#human-{track}")),
+            "pareto_optimal": bool(r["pareto_optimal"]),
             "average_rank": _fmt(float(r["average_rank"])), "n_ranked": int(r["n_ranked"]),
             "tied_ranks": [int(r[f"tied_rank:{c}"]) if pd.notna(r[f"tied_rank:{c}"]) else None for c in tie_cols],
             "dominated_by": r["dominated_by"], "cells": row_cells,
@@ -172,9 +195,12 @@ def _page(board: Leaderboard, figs, profile_of, table_href: str, out_dir: Path, 
     return _TEMPLATES.get_template("leaderboard.html").render(
         title=spec["title"] or f"Leaderboard: {spec['name']}",
         scope=_scope(spec, long=True),
-        criteria=[{"name": c, "short": short_label(c), "better": "lower" if d == "min" else "higher"}
-                  for c, d in zip(criteria, board.directions)],
-        tie_columns=[{"name": c, "short": short_label(c)} for c in tie_cols],
+        criteria=[{"name": c, "short": criterion_label(c, with_track=spec["track"] is None),
+                   "better": "lower" if d == "min" else "higher"} for c, d in zip(criteria, board.directions)],
+        tie_columns=[{"name": c, "short": criterion_label(c, with_track=spec["track"] is None)} for c in tie_cols],
+        people=_people(board, human),
+        per_track="track" in table.columns,
+        workflow_report=_href(human["workflow_report"]) if human["workflow_report"] else "",
         pareto=_pareto(board),
         epsilon="none (ordinary Pareto dominance)" if not eps else str(eps),
         missing=("missing scores are ignored pairwise: two entries are compared on the criteria both have, and "
@@ -195,6 +221,9 @@ def render_site(
     *,
     results_root: str | os.PathLike,
     title: str = "psybench leaderboards",
+    synthetic: Sequence[str] = (),
+    attention_table: str | os.PathLike | None = None,
+    workflow_report: str = "",
 ) -> list[Leaderboard]:
     """Render the HTML leaderboard report from computed leaderboards.
 
@@ -214,6 +243,15 @@ def render_site(
         ``out_dir``.
     title : str
         Title of ``index.html``.
+    synthetic : sequence of str
+        Tracks whose data in this run stand in for people (generated IntPhys
+        movies, synthetic observers): their pages say so.
+    attention_table : path, optional
+        The attention evaluation table (``table1.csv``): its inter-observer ceiling
+        per ``<train>_on_<test>`` pair (:func:`psybench.report.human.attention_ceilings`)
+        is shown with the attention reference.
+    workflow_report : str
+        Link (relative to ``out_dir``) to the Snakemake report, shown on every page.
 
     Returns
     -------
@@ -226,8 +264,12 @@ def render_site(
         A non-report folder at ``out_dir``, or a page-data file of another format.
     """
     pages, out_dir, results_root = Path(pages), Path(out_dir), Path(results_root)
+    ceilings = attention_ceilings(read_table(attention_table)) if attention_table else {}
     _check_folder(out_dir)
     boards = read_leaderboards(pages)
+    human = {"synthetic": list(synthetic), "ceilings": ceilings, "workflow_report": workflow_report,
+             "track_pages": {b.spec["track"]: f"{b.name}.html" for b in reversed(boards)
+                             if b.spec["track"] and b.spec["model"] is None}}
     if not boards:
         raise ValueError(f"{pages}: no leaderboards to render")
     summaries = []
@@ -237,7 +279,7 @@ def render_site(
         for board in boards:
             figs, profile_of = _draw(board, site, drawn)
             table_href = Path(os.path.relpath(pages.parent / board.table_name, out_dir)).as_posix()
-            page = _page(board, figs, profile_of, table_href, out_dir, results_root)
+            page = _page(board, figs, profile_of, table_href, out_dir, results_root, human)
             (site / f"{board.name}.html").write_text(page, encoding="utf-8")
             summaries.append({
                 "name": board.name, "page_href": _href(board.name + ".html"),
@@ -246,6 +288,8 @@ def render_site(
                 "n_criteria": len(board.criteria), "pareto": _pareto(board), "table_href": _href(table_href),
                 "thumb": _href(figs.get("projections") or figs["parallel"]),
             })
-        index = _TEMPLATES.get_template("index.html").render(title=title, boards=summaries, first=summaries[0])
+        people = list({p["track"]: p for b in boards for p in _people(b, human)}.values())
+        index = _TEMPLATES.get_template("index.html").render(title=title, boards=summaries, first=summaries[0],
+                                                             people=people, workflow_report=workflow_report)
         (site / "index.html").write_text(index, encoding="utf-8")
     return boards

@@ -186,13 +186,6 @@ def _possible(status: dict) -> Any:
         if key in status:
             return _boolean(status, key)
     return pd.NA
-            if isinstance(value, bool) or (isinstance(value, int) and value in (0, 1)):
-                return bool(value)
-            raise IntPhysFormatError(
-                f"status file {status.get('_path', '?')}: {key!r} is {value!r} ({type(value).__name__}); "
-                "expected true or false"
-            )
-    return pd.NA
 
 
 def _n_objects(status: dict, key: str) -> int:

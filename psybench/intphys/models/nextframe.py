@@ -23,6 +23,7 @@ import pandas as pd
 from psybench.intphys.models.observation import Observation, luminance, map_movies
 from psybench.io.atomic import atomic_output
 from psybench.io.store import open_store
+from psybench.progress import progress
 from psybench.registry import register
 
 __all__ = ["train_nextframe", "train_nextframe_stores", "nextframe_surprise"]
@@ -91,7 +92,7 @@ def train_nextframe(
     xty = np.zeros((size * size, 10))
     n = 0
     step = max(1, int(threads))
-    for i in range(0, len(blocks), step):
+    for i in progress(range(0, len(blocks), step), "IntPhys next-frame training (blocks of movies)"):
         parts = dask.compute(*[dask.delayed(_block_stats)(b, size) for b in blocks[i : i + step]],
                              scheduler="threads", num_workers=step)
         for a, b, _, k in parts:

@@ -46,6 +46,7 @@ import pandas as pd
 
 from psybench.io.store import open_store
 from psybench.io.tables import read_table
+from psybench.progress import progress
 
 __all__ = ["Observation", "observe", "map_movies", "luminance"]
 
@@ -100,7 +101,7 @@ def map_movies(fn: Callable[..., float], arrays: Sequence[Any], threads: int) ->
     bounds = np.cumsum((0,) + tuple(ref.chunks[0])) if hasattr(ref, "chunks") else np.array([0, ref.shape[0]])
     out: list[float] = []
     with ThreadPoolExecutor(max(1, threads)) as ex:
-        for a, b in zip(bounds[:-1], bounds[1:]):
+        for a, b in progress(list(zip(bounds[:-1], bounds[1:])), "IntPhys prediction (chunks of movies)"):
             blocks = [None if x is None else np.asarray(x[a:b]) for x in arrays]
             # the lambda is consumed by ex.map within this iteration
             out.extend(ex.map(lambda j: fn(a + j, *[None if blk is None else blk[j] for blk in blocks]),  # noqa: B023

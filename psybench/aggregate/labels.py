@@ -1,0 +1,219 @@
+"""What people read: criterion labels with units, readable entry names, the headline criteria.
+
+The long score table (:mod:`psybench.aggregate.table`) names a criterion
+``track/experiment/metric`` (``intphys/all/all/all/all/L_R``) and an entry
+``model`` or ``model@params_hash``.  Those stay the keys of every file; this module
+only turns them into what a page or a terminal shows, and says which criteria a
+leaderboard ranks by default (the CLI and the report share it, so they rank alike):
+
+* :func:`headline_criteria` drops the verdict columns (``passed``, 1/0): a verdict is
+  the thresholded error of the same experiment (Tlapale et al. 2010, RR-7317,
+  Table 1 prints it next to the error), so ranking on both counts each experiment
+  twice and turns the ranks into a vote of pass marks.
+* :func:`criterion_label` / :func:`criterion_unit`: "barber pole: direction error
+  (deg)", "IntPhys all blocks: relative error rate L_R (fraction)".
+* :func:`setting_names`: a readable name (``L=1``) for each parameter hash, so an
+  entry reads ``pyramid L=1`` rather than ``pyramid@ab00194ed2f50575``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from psybench.provenance import params_hash
+
+__all__ = [
+    "VERDICT_METRICS",
+    "headline_criteria",
+    "criterion_unit",
+    "criterion_label",
+    "setting_name",
+    "setting_names",
+]
+
+#: Metrics that are 0/1 verdicts derived from another criterion of the same experiment.
+VERDICT_METRICS = ("passed",)
+
+_TRACKS = {"motion": "Motion", "attention": "Attention", "intphys": "IntPhys"}
+_EXPERIMENTS = {"barberpole": "barber pole", "diamonds": "diamonds", "dashed_bars": "dashed bars",
+                "grating_size": "grating size"}
+# (track, metric) -> (readable metric, unit); the motion errors' units per experiment below.
+_METRICS: dict[tuple[str, str], tuple[str, str]] = {
+    ("motion", "passed"): ("passed (1 = yes)", "0/1"),
+    ("motion", "gaussian_score"): ("Gaussian score", "0-1"),
+    ("intphys", "L_R"): ("relative error rate L_R", "fraction"),
+    ("intphys", "L_R_strict"): ("strict relative error rate", "fraction"),
+    ("intphys", "L_A"): ("absolute error rate L_A = 1 - AUC", "fraction"),
+    ("attention", "AUC-Borji"): ("AUC-Borji", "fraction"),
+    ("attention", "AUC-Judd"): ("AUC-Judd", "fraction"),
+    ("attention", "sAUC"): ("shuffled AUC", "fraction"),
+    ("attention", "NSS"): ("NSS", "SD"),
+    ("attention", "CC"): ("CC", "r"),
+    ("attention", "SIM"): ("SIM", "fraction"),
+    ("attention", "KL"): ("KL divergence", "nats"),
+    ("attention", "IG"): ("information gain", "bits/fixation"),
+}
+# Motion errors (psybench.motion.criteria): direction errors in deg; the grating-size
+# error is graded and dimensionless (psybench.motion.criteria.grating_size).
+_MOTION_ERROR_UNITS = {"barberpole": "deg", "diamonds": "deg", "dashed_bars": "deg", "grating_size": "a.u."}
+_INTPHYS_PARTS = ("block", "visibility", "motion", "objects")
+
+
+def headline_criteria(criteria: Iterable[str]) -> list[str]:
+    """The criteria a leaderboard ranks by default: all but the 0/1 verdicts (kept if nothing else is left).
+
+    Parameters
+    ----------
+    criteria : iterable of str
+        Criterion names ``track/experiment/metric``, in order.
+
+    Returns
+    -------
+    list of str
+        Same order, without criteria whose metric is in :data:`VERDICT_METRICS`.
+
+    Examples
+    --------
+    >>> headline_criteria(["motion/diamonds/error", "motion/diamonds/passed"])
+    ['motion/diamonds/error']
+    """
+    criteria = list(criteria)
+    kept = [c for c in criteria if c.rsplit("/", 1)[-1] not in VERDICT_METRICS]
+    return kept or criteria
+
+
+def _split(criterion: str) -> tuple[str, list[str], str]:
+    parts = criterion.split("/")
+    if len(parts) == 1:
+        return "", [], parts[0]
+    return parts[0], parts[1:-1], parts[-1]
+
+
+def criterion_unit(criterion: str) -> str:
+    """Unit of a criterion's value ("deg", "fraction", "SD" ...; "" when unknown).
+
+    Attention's rank-percentile medians (``median_rp_*``, Shic & Scassellati 2007,
+    sec. 5) are fractions of the map's cells.
+    """
+    track, experiment, metric = _split(criterion)
+    if track == "motion" and metric == "error" and experiment:
+        return _MOTION_ERROR_UNITS.get(experiment[0], "")
+    if track == "attention" and metric.startswith("median_rp"):
+        return "fraction"
+    return _METRICS.get((track, metric), ("", ""))[1]
+
+
+def _experiment_text(track: str, experiment: list[str]) -> str:
+    if track == "intphys" and experiment:
+        named = [f"{name} {v}" if name in ("block", "motion") else (f"{v} objects" if name == "objects" else v)
+                 for name, v in zip(_INTPHYS_PARTS, experiment) if v != "all"]
+        return ", ".join(named) or "all blocks"
+    if track == "attention" and experiment and "_on_" in experiment[0]:
+        train, test = experiment[0].split("_on_", 1)
+        return ", ".join([f"trained on {train}, tested on {test}"] + experiment[1:])
+    return ", ".join([_EXPERIMENTS.get(experiment[0], experiment[0].replace("_", " "))] + experiment[1:]
+                     if experiment else [])
+
+
+def criterion_label(criterion: str, *, with_track: bool = True) -> str:
+    """A criterion as a person reads it, with its unit.
+
+    Examples
+    --------
+    >>> criterion_label("motion/barberpole/error")
+    'Motion barber pole: error (deg)'
+    >>> criterion_label("intphys/all/all/all/all/L_R")
+    'IntPhys all blocks: relative error rate L_R (fraction)'
+    """
+    track, experiment, metric = _split(criterion)
+    name = _METRICS.get((track, metric), (metric.replace("_", " "), ""))[0]
+    unit = criterion_unit(criterion)
+    head = " ".join(p for p in (_TRACKS.get(track, track) if with_track else "", _experiment_text(track, experiment))
+                    if p)
+    text = f"{head}: {name}" if head else name
+    return f"{text} ({unit})" if unit else text
+
+
+def setting_name(params: Mapping[str, Any]) -> str:
+    """Readable name of one parameter set: ``"L=1"``, ``"feedback_gain=0.0, L=3"`` (keys sorted)."""
+    return ", ".join(f"{k}={params[k]}" for k in sorted(params))
+
+
+def setting_names(param_sets: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """``{params_hash(p): setting_name(p)}`` for each parameter set (the long table's ``params_hash``)."""
+    return {params_hash(dict(p)): setting_name(p) for p in param_sets}
+
+
+# ---------------------------------------------------------------------------- entries
+
+
+def _optional(long_df, column: str):
+    """An optional text column of the long table ("" where absent or missing)."""
+    import pandas as pd
+
+    if column not in long_df.columns:
+        return pd.Series("", index=long_df.index, dtype=object)
+    return long_df[column].astype(object).where(long_df[column].notna(), "").map(lambda v: str(v).strip())
+
+
+def in_model(long_df, model: str):
+    """Rows of one model for an intra-technique comparison: ``model`` equal to it, or ``algorithm`` (optional)."""
+    return (long_df["model"] == model) | (_optional(long_df, "algorithm") == model)
+
+
+def entry_labels(long_df, *, intra: bool):
+    """Entry label of each row of the long table.
+
+    Inter-technique: ``model``; for a model with several parameter sets, ``model
+    setting`` when the optional ``setting`` column names the set (``pyramid L=1``),
+    else ``model@params_hash``.  Intra-technique (the rows of one model or
+    algorithm): the model names when they differ (the settings of one algorithm,
+    each configured under its own name, e.g. ``tlapale_v1mt_nofeedback``), else the
+    setting, else the parameter hash ("default" if empty).
+
+    Parameters
+    ----------
+    long_df : pandas.DataFrame, shape (n_rows, ...)
+        Long score table (optional columns ``setting``, ``algorithm``).
+    intra : bool
+        Intra-technique labelling.
+
+    Returns
+    -------
+    pandas.Series of str, shape (n_rows,)
+    """
+    setting = _optional(long_df, "setting")
+    hashes = long_df["params_hash"]
+    if intra and long_df["model"].nunique() <= 1:
+        named = setting.where(setting != "", hashes)
+        return named.where(named != "", "default")
+    n_sets = long_df.groupby("model")["params_hash"].transform("nunique")
+    with_hash = (n_sets > 1) & (hashes != "")
+    suffix = (" " + setting).where(setting != "", "@" + hashes)
+    return long_df["model"].where(~with_hash, long_df["model"] + suffix)
+
+
+def annotate(long_df, *, algorithms: Mapping[str, str] | None = None, settings: Mapping[str, str] | None = None):
+    """Add the optional ``algorithm`` and ``setting`` columns to a long score table.
+
+    Parameters
+    ----------
+    long_df : pandas.DataFrame
+        Long score table.
+    algorithms : mapping {model: algorithm}, optional
+        The algorithm each configured model runs (its intra-technique family);
+        models not in it are their own algorithm.
+    settings : mapping {params_hash: name}, optional
+        Readable name of each parameter hash (:func:`setting_names`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy with columns ``algorithm`` and ``setting`` ("" where unnamed).
+    """
+    algorithms, settings = dict(algorithms or {}), dict(settings or {})
+    out = long_df.copy()
+    out["algorithm"] = [algorithms.get(m, m) for m in out["model"]]
+    out["setting"] = [settings.get(h, "") if h else "" for h in out["params_hash"]]
+    return out

@@ -1,0 +1,67 @@
+"""People next to every model: each leaderboard page shows the human reference of its track, in a real browser."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from test_report_leaderboard import LEADERBOARDS, _chromium, _run_chromium, _touch_sources, synthetic_long
+
+from psybench.aggregate.leaderboard import compute_leaderboards, write_leaderboards
+from psybench.report.human import HUMAN_REFERENCES, attention_ceilings
+from psybench.report.site import render_site
+
+# what each track's page must show, as a person reads it in the browser
+HUMAN_TEXT = {
+    "motion": ("error 0 on every criterion", "Tlapale", "Masson, Rybarczyk, Castet & Mestre 2000"),
+    "intphys": ("71 online observers", "Riochet et al. 2018"),
+    "attention": ("inter-observer ceiling", "Shic & Scassellati 2007", "91.5"),
+}
+SYNTHETIC = ("attention", "intphys")
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    results = tmp_path_factory.mktemp("people") / "results"
+    long_df = synthetic_long()
+    _touch_sources(results, long_df)
+    boards = compute_leaderboards(long_df, leaderboards=LEADERBOARDS, n_boot=100)
+    write_leaderboards(boards, results / "aggregate", results / "aggregate" / "leaderboards.json")
+    table1 = results / "attention" / "table1.csv"
+    table1.parent.mkdir(parents=True)
+    pd.DataFrame({"train": ["A", "A"], "test": ["B", "B"], "group": ["n ma", "n un"],
+                  "ceiling": [91.0, 92.0]}).to_csv(table1, index=False)
+    (results.parent / "report.html").write_text("<html>workflow report</html>")
+    render_site(results / "aggregate" / "leaderboards.json", results / "report", results_root=results,
+                synthetic=SYNTHETIC, attention_table=table1, workflow_report="../../report.html")
+    return results / "report", boards
+
+
+def test_attention_ceiling_is_the_mean_per_pair():
+    t = pd.DataFrame({"train": ["A", "A", "B"], "test": ["B", "B", "B"], "ceiling": [90.0, 92.0, 80.0]})
+    assert attention_ceilings(t) == {"A_on_B": 91.0, "B_on_B": 80.0}
+    assert attention_ceilings(t.drop(columns="ceiling")) == {}  # older runs: nothing invented
+
+
+def test_every_page_shows_people_in_a_headless_browser(site, tmp_path):
+    """Every report page opened in Chromium: each track's page carries its human reference, the overall page
+    and the index carry all of them, and the synthetic tracks say so."""
+    exe = _chromium()
+    out, boards = site
+    pages = {"index": None, **{b.name: b.spec["track"] for b in boards}}
+    for name, track in pages.items():
+        dom = _run_chromium(exe, tmp_path, "--dump-dom", (out / f"{name}.html").resolve().as_uri()).stdout
+        assert 'id="human"' in dom, name
+        people = dom.split('id="human"', 1)[1].split("</section>", 1)[0]
+        shown = [track] if track else sorted(HUMAN_TEXT)
+        for t in shown:
+            for text in HUMAN_TEXT[t]:
+                assert text in people.replace("&amp;", "&"), (name, t, text)
+            assert ("Synthetic data in this run" in people.split(f'id="human-{t}"', 1)[1].split("</div>", 1)[0]) == (
+                t in SYNTHETIC), (name, t)
+        assert 'href="../../report.html"' in dom, name  # back to the workflow report
+        assert (out / "../../report.html").resolve().is_file()
+
+
+def test_references_cite_author_and_year():
+    for ref in HUMAN_REFERENCES.values():
+        assert any(str(y) in ref.citation for y in range(1990, 2030)) and "/work" not in ref.citation
