@@ -10,6 +10,7 @@ Library users call :func:`load_config` or :func:`validate_config` the same way.
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -110,9 +111,21 @@ def prepare_workflow(config: dict[str, Any], *, schema_path: str | Path = SCHEMA
     return models
 
 
+def _load_schema(path: Path) -> dict[str, Any]:
+    """The schema at ``path``, parsed once per content (planning validates the motion
+    sections once per stimulus set, several times per run: issue 15)."""
+    stat = path.stat()
+    return copy.deepcopy(_parse_schema(str(path), stat.st_mtime_ns, stat.st_size))
+
+
+@functools.lru_cache(maxsize=8)
+def _parse_schema(path: str, mtime_ns: int, size: int) -> dict[str, Any]:
+    return yaml.load(Path(path).read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
 def check_schema(config: dict[str, Any], *, schema_path: str | Path = SCHEMA_PATH) -> dict[str, Any]:
     """Check ``config`` against config/schema.yaml alone, filling its defaults in place; return it."""
-    schema = yaml.safe_load(Path(schema_path).read_text())
+    schema = _load_schema(Path(schema_path))
     validator = _with_defaults(jsonschema.Draft202012Validator)(schema)
     errors = sorted(
         validator.iter_errors(config), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path)))
