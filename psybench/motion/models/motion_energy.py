@@ -249,8 +249,7 @@ class _MotionEnergy:
 
     def mt(self, c: np.ndarray) -> np.ndarray:
         """Normalised MT responses ``P_v`` (SH98 eqs. 5-7), (h, V, n, w) in [0, 1], from ``C_n`` (h, n_dir, n, w)."""
-        flat = np.ascontiguousarray(c.swapaxes(0, 1)).reshape(c.shape[1], -1)  # one GEMM, not h broadcast ones
-        lin = np.ascontiguousarray((self.w_mt_t @ flat).reshape((-1, c.shape[0]) + c.shape[2:]).swapaxes(0, 1))
+        lin = filters.channel_mix(self.w_mt_t, c)
         if self.mt_pool > 0:
             lin = filters.correlate_y(filters.correlate_x(lin, self.mt_kernel), self.mt_kernel)
         if self.mt_offset:
