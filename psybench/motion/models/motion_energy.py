@@ -213,15 +213,15 @@ class _MotionEnergy:
         """``hist`` (n + 2R, h, w) contrast frames -> steered responses ``L_n``, shape (h, n_dir, n, w)."""
         win = np.lib.stride_tricks.sliding_window_view(hist, self.kt.shape[0], axis=0)  # (n, h, w, 2R+1)
         tc = np.ascontiguousarray((win @ self.kt).transpose(3, 1, 0, 2))  # (4, h, n, w): temporal orders 0..3
-        basis = np.empty((tc.shape[1], len(_BASIS)) + tc.shape[2:], np.float32)  # (h, 10, n, w)
+        basis = np.empty((len(_BASIS),) + tc.shape[1:], np.float32)  # (10, h, n, w)
         ks = self.ks
         for c in range(4):
             for a in range(4 - c):
                 b = 3 - c - a
                 xa = filters.correlate_x(tc[c], ks[a][::-1])
-                basis[:, _BASIS.index((a, b, c))] = filters.correlate_y(xa, ks[b][::-1])
-        lin = self.steer_t @ basis.reshape(basis.shape[0], len(_BASIS), -1)  # (h, n_dir, n w)
-        return lin.reshape((basis.shape[0], -1) + basis.shape[2:])
+                basis[_BASIS.index((a, b, c))] = filters.correlate_y(xa, ks[b][::-1])
+        lin = (self.steer_t @ basis.reshape(len(_BASIS), -1)).reshape((-1,) + basis.shape[1:])  # one GEMM
+        return np.ascontiguousarray(lin.swapaxes(0, 1))  # (h, n_dir, n, w)
 
     def _energy(self, lin: np.ndarray) -> np.ndarray:
         """``E_n = G_blur * L_n^2`` in place of ``lin`` (h, n_dir, n, w)."""
@@ -249,7 +249,7 @@ class _MotionEnergy:
 
     def mt(self, c: np.ndarray) -> np.ndarray:
         """Normalised MT responses ``P_v`` (SH98 eqs. 5-7), (h, V, n, w) in [0, 1], from ``C_n`` (h, n_dir, n, w)."""
-        lin = (self.w_mt_t @ c.reshape(c.shape[0], c.shape[1], -1)).reshape((c.shape[0], -1) + c.shape[2:])
+        lin = filters.channel_mix(self.w_mt_t, c)
         if self.mt_pool > 0:
             lin = filters.correlate_y(filters.correlate_x(lin, self.mt_kernel), self.mt_kernel)
         if self.mt_offset:
@@ -266,8 +266,13 @@ def _pool2(c: np.ndarray, q: int) -> np.ndarray:
     ph, pw = (-c.shape[0]) % q, (-c.shape[3]) % q
     if ph or pw:
         c = np.pad(c, ((0, ph), (0, 0), (0, 0), (0, pw)), mode="edge")
-    h, w = c.shape[0] // q, c.shape[3] // q
-    return c.reshape(h, q, c.shape[1], c.shape[2], w, q).mean(axis=(1, 5), dtype=np.float32)
+    acc = c[0::q, :, :, 0::q].copy()
+    for i in range(q):
+        for j in range(q):
+            if i or j:
+                acc += c[i::q, :, :, j::q]
+    acc *= np.float32(1.0 / (q * q))
+    return acc
 
 
 def speeds_px_per_frame(display: Display | None, speeds_deg_s, model: str) -> np.ndarray:

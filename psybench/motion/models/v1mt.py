@@ -115,7 +115,7 @@ class _V1MT:
         self.diff = p["diffusion_per_ms"] * p["tau_mt_ms"]
         nv = len(self.vel)
         n_dir = int(p["n_velocity_directions"])
-        self.pool_v = direction_pooling((nv - 1) // n_dir, n_dir, p["direction_pooling_deg"])
+        self.pool_v = direction_pooling((nv - 1) // n_dir, n_dir, p["direction_pooling_deg"]).astype(np.float32)
         self.pool_identity = bool(np.array_equal(self.pool_v, np.eye(nv)))
         h, w = shape
         # state in the (h, V, w) layout of psybench.motion.models.filters (one OpenCV call per blur axis)
@@ -202,21 +202,18 @@ class _V1MT:
                 a1 *= a1
             elif q != 1:
                 np.power(a1, q, out=a1)
-            den = a1.mean(axis=1, keepdims=True)
-            den += p["sigma_v1"]
-            t1 = np.divide(a1, den, out=a1)
+            t1 = np.divide(a1, a1.mean(axis=1, keepdims=True) + p["sigma_v1"], out=a1)
             r1 -= t1  # r1 = t1 + (r1 - t1) e1
             r1 *= self.e1
             r1 += t1
-            across = r1 if self.pool_identity else self.pool_v @ r1
+            across = r1 if self.pool_identity else filters.channel_mix(self.pool_v, r1)
             pooled = across.copy() if self.mt_kernel is None else filters.correlate_y(
                 filters.correlate_x(across, self.mt_kernel), self.mt_kernel)
             if self.surround_on:
                 # stimulated area (deg^2) seen through the surround's peak-1 Gaussian window
                 ts = self.surround_y @ pooled.mean(axis=1) @ self.surround_x
                 self.s = ts + (self.s - ts) * self.es
-            t2 = pooled
-            t2 /= p["sigma_mt"]
+            t2 = np.divide(pooled, p["sigma_mt"], out=pooled)
             if self.diff > 0:
                 t2 += self.diff * self.diffusion(r2, gx, gy)
             r2 -= t2  # r2 = max(t2 + (r2 - t2) e2, 0)
