@@ -51,7 +51,11 @@ rule aggregate_leaderboards:
         scores="results/aggregate/scores_long.csv",
         samples="results/aggregate/samples_long.csv",
     output:
-        tables=expand("results/aggregate/leaderboard_{name}.csv", name=LEADERBOARD_NAMES),
+        tables=report(
+            expand("results/aggregate/leaderboard_{name}.csv", name=LEADERBOARD_NAMES),
+            caption="../report/leaderboards.rst",
+            category="Leaderboards",
+        ),
         pages="results/aggregate/leaderboards.json",
     log:
         "logs/aggregate/leaderboards.log",
@@ -76,12 +80,7 @@ rule report_leaderboard:
         pages="results/aggregate/leaderboards.json",
         tables=expand("results/aggregate/leaderboard_{name}.csv", name=LEADERBOARD_NAMES),
     output:
-        report=report(
-            directory("results/report"),
-            htmlindex="index.html",
-            caption="../report/leaderboards.rst",
-            category="Leaderboards",
-        ),
+        report=directory("results/report"),
     log:
         "logs/report/leaderboard.log",
     benchmark:

@@ -219,7 +219,7 @@ def test_user_model_runs_and_bad_user_models_are_named(harness, workflow):
         harness.write_config(workflow, SMALL_CONFIG)
 
 
-def test_report_builds(harness, workflow):
+def test_report_builds(harness, workflow, tmp_path):
     harness.run(workflow, "--report", "report.html", "all")
     html = (workflow / "report.html").read_text(errors="replace")
     assert "motion_table1" in html
@@ -228,3 +228,12 @@ def test_report_builds(harness, workflow):
     assert 'href="../../report.html"' in (workflow / "results/report/index.html").read_text()
     # the display mapping printed readably, not as a raw dict
     assert "px_per_deg" in html and "{'px_per_deg'" not in html
+    # rendered by a real browser, the report's front page names the human reference and the leaderboards
+    import re
+
+    from test_report_leaderboard import _chromium, _run_chromium
+
+    dom = _run_chromium(_chromium(), tmp_path, "--virtual-time-budget=8000", "--dump-dom",
+                        (workflow / "report.html").resolve().as_uri()).stdout
+    shown = re.sub(r"<script[\s\S]*?</script>", "", dom)
+    assert "human observers" in shown and "Leaderboards" in shown and "px_per_deg" in shown

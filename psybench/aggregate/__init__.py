@@ -17,7 +17,12 @@ rank.  One module per job:
 * :mod:`psybench.aggregate.ranks`: Middlebury-style average rank (the baseline the
   paper argues against, sec. 1) and ranks with statistical ties (Neilson & Yang 2008).
 * :mod:`psybench.aggregate.leaderboard`: the configured leaderboards, computed and
-  written for the report.
+  written for the report; the ``psybench leaderboard`` CLI ranks with it too, on the
+  report's criteria, so both give the same ranks.
+* :mod:`psybench.aggregate.overall`: the cross-track view as one front per track
+  (tracks share no criterion).
+* :mod:`psybench.aggregate.labels`: what people read: criterion labels with units,
+  readable entry names (``pyramid L=1``), the default (headline) criteria.
 
 Importable without Snakemake; the workflow's aggregate rules call these functions.
 """
