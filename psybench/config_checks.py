@@ -24,6 +24,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 __all__ = [
     "check_finite", "check_callables", "check_model_params", "check_cross_keys", "check_memory",
     "array_estimates", "machine_memory_bytes", "PARAM_MAX",
@@ -231,9 +233,26 @@ def _check_attention(section: Mapping[str, Any]) -> None:
             raise _error(f"{key}.observers", "synthetic observers need a rendered 'popout' movie (a planted target)")
 
 
+def _shipped_leaderboards() -> list[Any]:
+    """The leaderboards of the shipped config/config.yaml in the project, if there is one."""
+    path = Path.cwd() / "config" / "config.yaml"
+    try:
+        shipped = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return []
+    return list((shipped.get("aggregate") or {}).get("leaderboards") or [])
+
+
 def _check_leaderboards(config: Mapping[str, Any], models: Mapping[str, Mapping[str, Any]]) -> None:
+    """Every leaderboard the user wrote must fit the run; one inherited unchanged from the
+    shipped config/config.yaml (a user's ``--configfile`` is laid over it) and naming an
+    absent track or model is left out with a warning instead
+    (:func:`psybench.aggregate.scope.applicable_leaderboards`)."""
     tracks = list(config.get("tracks") or [])
+    shipped = _shipped_leaderboards()
     for i, board in enumerate((config.get("aggregate") or {}).get("leaderboards") or []):
+        if board in shipped:
+            continue
         key = f"aggregate.leaderboards[{i}]"
         track = board.get("track")
         if track is not None and track not in tracks:
