@@ -33,7 +33,7 @@ SCORE_ALGORITHMS = {
     for m in config[t]["models"]
 }
 SCORE_SETTINGS = setting_names(
-    [{"L": int(L)} for m in config["attention"]["models"] for L in m.get("L", [])]
+    [{"L": int(L)} for m in config["attention"]["models"] for L in (m["L"] if isinstance(m["L"], list) else [m["L"]])]
     if "attention" in config["tracks"]
     else []
 )
