@@ -226,8 +226,8 @@ def test_report_builds(harness, workflow, tmp_path):
     # the leaderboard site is in the report (category Leaderboards), and links back to it
     assert "Leaderboards" in html and "leaderboards.rst" not in html
     assert 'href="../../report.html"' in (workflow / "results/report/index.html").read_text()
-    # the display mapping printed readably, not as a raw dict
-    assert "px_per_deg" in html and "{'px_per_deg'" not in html
+    # the description prints the display mapping readably (key = value), not as a raw dict
+    assert 'px_per_deg</tt> = 4' in html and "display mapping {'px_per_deg'" not in html
     # rendered by a real browser, the report's front page names the human reference and the leaderboards
     import re
 
