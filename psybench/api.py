@@ -32,7 +32,7 @@ import pandas as pd
 import yaml
 
 from psybench.config import PROJECT_ROOT, ConfigError, check_schema
-from psybench.progress_line import ProgressLine
+from psybench.progress import Progress
 from psybench.registry import TRACKS, ModelSpec, resolve_model
 
 __all__ = ["score", "parse_benchmark", "score_config", "SCORABLE_TRACKS"]
@@ -130,8 +130,25 @@ def _literature_path(cfg: Mapping[str, Any]) -> Path:
     return path
 
 
+class _Steps:
+    """The stages of one :func:`score` call, counted by :class:`psybench.progress.Progress`
+    once their number is known (a line per stage: a call has a few dozen)."""
+
+    def __init__(self, what: str, *, enabled: bool) -> None:
+        self.what, self.enabled, self.bar = what, enabled, None
+
+    def start(self, total: int) -> None:
+        self.bar = Progress(total, self.what, every_s=0.0, **({} if self.enabled else {"stream": None}))
+
+    def step(self, label: str) -> None:
+        self.bar.update(note=label)
+
+    def done(self) -> None:
+        """Nothing to close: every line is complete."""
+
+
 def _score_motion(spec: ModelSpec, cfg: Mapping[str, Any], experiment: str | None, work: Path, *,
-                  stimuli: Path | None, threads: int, progress: ProgressLine) -> pd.DataFrame:
+                  stimuli: Path | None, threads: int, progress: _Steps) -> pd.DataFrame:
     from psybench.motion import EXPERIMENTS
     from psybench.motion.display import Display
     from psybench.motion.readouts import compute_readouts
@@ -171,7 +188,7 @@ def _score_motion(spec: ModelSpec, cfg: Mapping[str, Any], experiment: str | Non
 
 
 def _score_intphys(spec: ModelSpec, entry: Mapping[str, Any], cfg: Mapping[str, Any], block: str | None,
-                   work: Path, *, threads: int, progress: ProgressLine) -> pd.DataFrame:
+                   work: Path, *, threads: int, progress: _Steps) -> pd.DataFrame:
     """rules/intphys.smk in order: (generate,) ingest, metadata, (train,) predict, scores, score rows."""
     from psybench.intphys.generate import generate_intphys
     from psybench.intphys.ingest import ingest_shard, merge_metadata
@@ -294,7 +311,7 @@ def score(
     cfg = score_config(config, overrides)
     entry = _model_entry(model, params, name, kind)
     spec = resolve_model(entry, track=track)
-    line = ProgressLine(f"psybench.score({spec.name!r}, {benchmark!r})", enabled=progress)
+    line = _Steps(f"psybench.score({spec.name!r}, {benchmark!r})", enabled=progress)
     with tempfile.TemporaryDirectory(prefix="psybench-score-") as tmp:
         work = Path(workdir) if workdir is not None else Path(tmp)
         if track == "motion":

@@ -12,7 +12,6 @@ import psybench
 from psybench.aggregate.table import SCORE_COLUMNS
 from psybench.api import parse_benchmark, score_config
 from psybench.config import ConfigError
-from psybench.progress_line import ProgressLine, format_seconds
 from psybench.registry import ModelError
 
 KEYS = ["model", "track", "experiment", "metric", "direction"]
@@ -90,18 +89,20 @@ def test_parse_benchmark_and_config_overrides(harness):
         score_config(harness.tiny_config(), {"motion": {"directions_deg": "east"}})
 
 
-def test_progress_line_estimates_the_time_left():
+def test_score_reports_each_stage_with_the_time_left():
+    """psybench.score counts its stages through the house progress helper (psybench.progress)."""
+    from psybench.api import _Steps
+
+    steps = _Steps("job", enabled=True)
     out = io.StringIO()
-    line = ProgressLine("job", stream=out)
-    line.start(total=4)
-    line.t0 -= 10.0  # as if the first step took 10 s
-    first = line.step("a")
-    assert first.startswith("job: 1/4 (25 %) a, 10 s elapsed, ~30 s left")
-    assert out.getvalue() == first + "\n"  # not a terminal: one line per step
-    assert format_seconds(75.2) == "1 min 15 s"
-    silent = io.StringIO()
-    ProgressLine("job", enabled=False, stream=silent).step("a")
-    assert silent.getvalue() == ""
+    steps.start(total=4)
+    steps.bar.stream, steps.bar.clock, steps.bar.t0 = out, lambda: 10.0, 0.0  # the first stage took 10 s
+    steps.step("a")
+    assert out.getvalue() == "job: 1/4 (25 %), 10 s elapsed, about 30 s left [a]\n"
+    silent = _Steps("job", enabled=False)
+    silent.start(total=2)
+    silent.step("a")
+    assert silent.bar.lines and silent.bar.stream is None
 
 
 INTPHYS = {"tracks": ["intphys"], "intphys": {
