@@ -53,10 +53,13 @@ def test_horn_schunck_and_lucas_kanade_agree_at_every_direction(experiment):
     assert all(len(set(p)) == 1 for p in passed.values()), (passed, errors)
     # ... and the two gradient methods agree with each other (the paper's Table 1 row)
     assert passed["horn_schunck"] == passed["lucas_kanade"], (passed, errors)
-    # Horn-Schunck's continuous error no longer depends on the direction (issue 12: pre-smoothing,
-    # tolerance, relative alpha). Measured spread 2.1 (bars) and 1.0 deg (diamonds); before 15.3 and 23.0.
+    # Horn-Schunck's continuous error depends little on the direction (issue 12: pre-smoothing,
+    # tolerance, relative alpha). Spread before issue 12: 15.3 (bars) and 23.0 deg (diamonds); 2.1 and 1.0
+    # for the iterate stopped at a relative residual of 1e-2; 5.3 and 6.5 for the converged solution
+    # (issue 15: solved to 1e-6; the remaining spread is the anisotropy of the paper's 2x2x2 derivative
+    # and 3x3 average stencils, which the loose stop had hidden). Bound 8 deg, a third of the issue-12 spread.
     hs = errors["horn_schunck"]
-    assert max(hs) - min(hs) < 5.0, errors
+    assert max(hs) - min(hs) < 8.0, errors
 
 
 @pytest.mark.parametrize("model", ["horn_schunck", "lucas_kanade", "simoncelli_heeger", "tlapale_v1mt"])
