@@ -49,7 +49,8 @@ def _check_output(spec: ModelSpec, name: str, block: Any, expected: tuple[int, .
 
 
 def motion_response_blocks(
-    spec: ModelSpec, frames: Any, display: Display, *, block_frames: int = 16, threads: int = 1
+    spec: ModelSpec, frames: Any, display: Display, *, block_frames: int = 16, threads: int = 1,
+    population: bool = True,
 ) -> Iterator[dict[str, np.ndarray]]:
     """Yield response blocks ``{"flow": (t, H, W, 2) [, "p": (t, H, W, V)]}`` aligned with ``frames``.
 
@@ -64,9 +65,15 @@ def motion_response_blocks(
         Frames read per block.
     threads : int
         Worker threads for pair models (OpenCV and NumPy release the GIL).
+    population : bool
+        False: a stream model that can skip its population (a ``return_p`` keyword, the
+        built-in bio-inspired models) is asked not to build ``p``; its flow is the same
+        (a run-time switch, not a model parameter: it is not recorded).
     """
     n_t, height, width = frames.shape
     func, params = spec.algorithm.function, dict(spec.params)
+    if not population and "return_p" in inspect.signature(func).parameters:
+        params["return_p"] = False
 
     def load(a: int, b: int) -> np.ndarray:
         block = frames[a:b]
@@ -200,7 +207,8 @@ def run_motion_model(
         "model": spec.to_attrs(),
         "code_hash": code_hash,
     }
-    blocks = progress(motion_response_blocks(spec, frames, display, block_frames=block_frames, threads=threads),
+    blocks = progress(motion_response_blocks(spec, frames, display, block_frames=block_frames, threads=threads,
+                                             population=write_population),
                       f"motion responses of {spec.name} ({block_frames}-frame blocks)", total=-(-n_t // block_frames))
     if velocities is not None and not write_population:  # computed by the model, not stored
         blocks = ({k: v for k, v in b.items() if k != "p"} if isinstance(b, dict) else b for b in blocks)
