@@ -151,6 +151,7 @@ def run_motion_model(
     threads: int = 1,
     block_frames: int = 16,
     write_population: bool = True,
+    show_progress: bool = True,
 ) -> Path:
     """Run ``spec`` on the stimulus store at ``stimulus_path`` and write ``out_path``.
 
@@ -159,7 +160,8 @@ def run_motion_model(
     ``code_hash``. ``spec`` may also be the model's description
     (:func:`model_from_description`). A model's population ``p`` (stream models
     with a ``velocities`` grid) is stored only if ``write_population``; ``flow``
-    is the same either way.
+    is the same either way. ``show_progress``: a line per block with the time left
+    (:mod:`psybench.progress`); a batch reports per stimulus instead.
     """
     if not isinstance(spec, ModelSpec):
         spec = model_from_description(spec)
@@ -207,9 +209,11 @@ def run_motion_model(
         "model": spec.to_attrs(),
         "code_hash": code_hash,
     }
-    blocks = progress(motion_response_blocks(spec, frames, display, block_frames=block_frames, threads=threads,
-                                             population=write_population),
-                      f"motion responses of {spec.name} ({block_frames}-frame blocks)", total=-(-n_t // block_frames))
+    blocks = motion_response_blocks(spec, frames, display, block_frames=block_frames, threads=threads,
+                                    population=write_population)
+    if show_progress:  # a batch reports per stimulus instead (run_motion_model_batch)
+        blocks = progress(blocks, f"motion responses of {spec.name} ({block_frames}-frame blocks)",
+                          total=-(-n_t // block_frames))
     if velocities is not None and not write_population:  # computed by the model, not stored
         blocks = ({k: v for k, v in b.items() if k != "p"} if isinstance(b, dict) else b for b in blocks)
     try:
@@ -251,7 +255,8 @@ def run_motion_model_batch(
     pairs = paired_stores(stimulus_paths, out_paths, "stimulus store", "response output")
     if not isinstance(spec, ModelSpec):
         spec = model_from_description(spec)
-    return [run_motion_model(spec, src, dst, **kwargs) for src, dst in pairs]
+    return [run_motion_model(spec, src, dst, show_progress=False, **kwargs)
+            for src, dst in progress(pairs, f"motion responses of {spec.name} (stimuli)")]
 
 
 def paired_stores(
