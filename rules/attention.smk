@@ -86,6 +86,8 @@ rule attention_control_scanpaths:
         parquet="results/attention/controls/{attention_movie}.parquet",
     log:
         "logs/attention/controls/{attention_movie}.log",
+    benchmark:
+        "logs/benchmarks/attention_control_scanpaths/{attention_movie}.tsv"
     conda:
         "../envs/psybench.yaml"
     params:
@@ -107,6 +109,8 @@ rule attention_evaluate_part:
         curves_parquet="results/attention/evaluate/{attention_model}/L{attention_L}/{attention_train}/curves.parquet",
     log:
         "logs/attention/evaluate/{attention_model}/L{attention_L}/{attention_train}.log",
+    benchmark:
+        "logs/benchmarks/attention_evaluate_part/{attention_model}/L{attention_L}/{attention_train}.tsv"
     conda:
         "../envs/psybench.yaml"
     params:
