@@ -251,7 +251,7 @@ def _check_leaderboards(config: Mapping[str, Any], models: Mapping[str, Mapping[
     tracks = list(config.get("tracks") or [])
     shipped = _shipped_leaderboards()
     for i, board in enumerate((config.get("aggregate") or {}).get("leaderboards") or []):
-        if board in shipped:
+        if any(all(board.get(k) == v for k, v in sb.items()) for sb in shipped):  # (+ schema defaults)
             continue
         key = f"aggregate.leaderboards[{i}]"
         track = board.get("track")

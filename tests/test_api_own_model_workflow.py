@@ -80,7 +80,7 @@ def test_readme_user_flow_model_is_scored_first_try(harness, tmp_path):
     # the configured radius reached the model: the response store records it
     attrs = (work / "results/responses/my_flow").glob("*.zarr/zarr.json")
     assert any('"radius": 5' in p.read_text() for p in attrs)
-    assert "my_flow" in (work / "results/report/index.html").read_text()
+    assert "my_flow" in (work / "results/report/motion.html").read_text()  # its row on the motion leaderboard page
 
 
 def test_leaderboards_of_absent_tracks_and_models_are_left_out_by_name():
