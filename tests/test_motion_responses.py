@@ -352,3 +352,16 @@ def test_population_is_written_only_when_asked(stimulus, tmp_path, user_path):
     without = open_store(run_motion_model(spec, path, tmp_path / "nop.zarr", write_population=False))
     assert "p" in with_p.arrays and "p" not in without.arrays
     np.testing.assert_array_equal(with_p["flow"].compute(), without["flow"].compute())
+
+
+@pytest.mark.parametrize("algorithm", ["tlapale_v1mt", "simoncelli_heeger"])
+def test_builtin_bio_models_skip_p_and_keep_the_same_flow(stimulus, tmp_path, algorithm):
+    """The bio-inspired models (velocity grid in physical units, a callable of the display) run
+    with and without their population: p is stored only when asked, as a grid labelled in
+    deg/s, and the flow is bit-identical (return_p=False is a run-time switch)."""
+    path, _ = stimulus
+    spec = resolve_model({"name": algorithm, "algorithm": algorithm})
+    with_p = open_store(run_motion_model(spec, path, tmp_path / "p.zarr", write_population=True))
+    without = open_store(run_motion_model(spec, path, tmp_path / "nop.zarr", write_population=False))
+    assert "p" in with_p.arrays and "p" not in without.arrays
+    np.testing.assert_array_equal(with_p["flow"].compute(), without["flow"].compute())

@@ -217,7 +217,8 @@ def run_motion_model(
     if velocities is not None and not write_population:  # computed by the model, not stored
         blocks = ({k: v for k, v in b.items() if k != "p"} if isinstance(b, dict) else b for b in blocks)
     try:
-        coords = display.coords(n_t, height, width, velocities=velocities)
+        # the velocity coordinate labels p, stored only with write_population (velocities then resolved above)
+        coords = display.coords(n_t, height, width, velocities=velocities if "p" in specs else None)
         return write_store_stream(out_path, specs, blocks, attrs, check=check, coords=coords)
     except ValueError as exc:
         if isinstance(exc, ModelError):
