@@ -6,13 +6,29 @@ import functools
 from psybench.config import ConfigError
 from psybench.intphys.models import TRAINED_ALGORITHMS
 from psybench.intphys.shards import count_movies, shard_ids
-from psybench.io.inputs import tree_digest
+from psybench.io.inputs import quarantine_changed_tree, tree_digest
 from psybench.provenance import callable_modules, code_hash
 
 # input and params functions
 
 INTPHYS = config["intphys"]
 INTPHYS_ROOT = str(INTPHYS["data_root"])
+# A generated split is a directory output, up to date for Snakemake whatever it holds: one
+# edited, truncated, removed or added since it was written (its recorded listing) is moved
+# aside to results/.damaged/ with its ingested stores, and generated again with everything
+# downstream. Real run only.
+if INTPHYS["generate"] and config["verify_stores"] == "structural" and _repair:
+    for _split in ("train", "dev", "test"):
+        _why = quarantine_changed_tree(
+            f"{INTPHYS_ROOT}/{_split}",
+            f"results/.damaged/intphys-generated/{_split}",
+            derived=[f"results/intphys/stores/{_split}"],
+        )
+        if _why:
+            logger.warning(
+                f"psybench: moved the generated IntPhys split {INTPHYS_ROOT}/{_split} to "
+                f"results/.damaged/intphys-generated/{_split}/ to generate it again: {_why}"
+            )
 # {name: ModelSpec}; a config in another shape fails here, before any job, naming intphys.models
 INTPHYS_MODELS = MODELS.get("intphys", {})
 INTPHYS_EXTERNAL = list(INTPHYS["external_answers"])

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from psybench.intphys.generate import generate_intphys
-from psybench.io.inputs import tree_digest, tree_listing
+from psybench.io.inputs import listing_change, quarantine_changed_tree, record_listing, tree_digest, tree_listing
 
 
 def _tree(tmp_path):
@@ -61,6 +61,57 @@ class TestTreeDigest:
             tree_digest(tmp_path / "nowhere")
 
 
+class TestRecordedListing:
+    """A tree the workflow writes (a generated split): changes since its recorded listing are named."""
+
+    @pytest.mark.parametrize("change, said", [("delete", "removed"), ("truncate", "changed"),
+                                              ("replace", "changed"), ("add", "added"), ("edit_status", "changed")])
+    def test_every_kind_of_change_is_named(self, tmp_path, change, said):
+        root = _tree(tmp_path)
+        record_listing(root)
+        assert listing_change(root) is None
+        frame = root / "a" / "scene" / "scene_001.png"
+        if change == "delete":
+            frame.unlink()
+        elif change == "truncate":
+            os.truncate(frame, 5)
+        elif change == "replace":
+            st = frame.stat()
+            frame.write_bytes(b"x" * 10)
+            os.utime(frame, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+        elif change == "add":
+            (root / "a" / "scene" / "scene_003.png").write_bytes(b"")
+        else:
+            (root / "a" / "status.json").write_text('{"header": {"x": 1}}')
+        name = "a/status.json" if change == "edit_status" else (
+            "a/scene/scene_003.png" if change == "add" else "a/scene/scene_001.png")
+        assert listing_change(root).startswith(f"{root}/{name} was {said}")
+
+    def test_changed_tree_is_moved_aside_with_its_listing(self, tmp_path):
+        root = _tree(tmp_path)
+        record_listing(root)
+        assert quarantine_changed_tree(root, tmp_path / "damaged") is None and root.is_dir()
+        (root / "a" / "status.json").unlink()
+        assert "a/status.json was removed" in quarantine_changed_tree(root, tmp_path / "damaged")
+        assert not root.exists() and (tmp_path / "damaged" / root.relative_to("/") / "a" / "scene").is_dir()
+        derived = tmp_path / "stores"
+        derived.mkdir()
+        record_listing(_tree(tmp_path))
+        os.truncate(root / "a" / "status.json", 1)
+        assert "a/status.json was changed" in quarantine_changed_tree(root, tmp_path / "d2", derived=[derived])
+        moved = tmp_path / "d2" / tmp_path.relative_to("/")
+        assert (moved / "tree").is_dir() and (moved / "stores").is_dir() and not derived.exists()
+        assert not (tmp_path / ".tree.listing.json").exists()
+        assert quarantine_changed_tree(root, tmp_path / "damaged") is None  # absent: nothing to do
+
+    def test_tree_without_listing_is_reported(self, tmp_path):
+        assert "has no recorded listing" in listing_change(_tree(tmp_path))
+
+    def test_generated_split_records_its_listing(self, tmp_path):
+        generate_intphys(tmp_path, "dev", blocks=("O1",), n_frames=8, height=16, width=16)
+        assert (tmp_path / ".dev.listing.json").is_file() and listing_change(tmp_path / "dev") is None
+
+
 def _planned_rules(harness, proc):
     return set(harness.job_counts(proc))
 
@@ -103,6 +154,34 @@ class TestIntphysTreeChangesRerun:
             status.write_text(status.read_text().replace("true", "false", 1))
         proc = harness.run(work, "-n", self.TARGET)
         assert "intphys_ingest" in _planned_rules(harness, proc), harness.output(proc)[-2000:]
+
+
+@pytest.mark.workflow
+def test_edit_inside_a_generated_split_regenerates_it(harness, tmp_path):
+    """A generated split is a directory output: a frame truncated in it is noticed before the
+    real run plans, the split is generated again (deterministically: the frame comes back) and
+    the ingest reruns; nothing happens in a dry run."""
+    target = "results/intphys/stores/dev/shard_0000.csv"
+    cfg = {"tracks": ["intphys"],
+           "intphys": {"generate": True, "shard_size": 100,
+                       "generator": {"blocks": ["O1"], "n_frames": 8, "height": 16, "width": 16, "n_train": 2},
+                       "models": [{"name": "constant", "algorithm": "constant"}]}}
+    work = harness.copy(tmp_path / "w", cfg)
+    harness.run(work, "--cores", "1", target)
+    frame = sorted((work / "results/intphys/generated/dev").rglob("scene_*.png"))[0]
+    original = frame.read_bytes()
+    os.truncate(frame, len(original) // 2)
+    assert "Nothing to be done" in harness.output(harness.run(work, "-n", target))  # dry run: never repairs
+    proc = harness.run(work, "--cores", "1", target)
+    out = harness.output(proc)
+    assert "moved the generated IntPhys split" in out and "was changed" in out, out[:1500]
+    assert {"intphys_generate", "intphys_ingest"} <= set(harness.job_counts(proc)), out[-3000:]
+    assert frame.read_bytes() == original
+    damaged = work / "results/.damaged/intphys-generated/dev/results/intphys"
+    assert (damaged / "generated" / frame.relative_to(work / "results/intphys/generated")).stat().st_size == len(
+        original) // 2
+    assert (damaged / "stores" / "dev" / "shard_0000.zarr").is_dir()
+    assert "Nothing to be done" in harness.output(harness.run(work, "--cores", "1", target))
 
 
 def _write_avi(path, level, n=6, size=(32, 24)):

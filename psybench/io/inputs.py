@@ -14,16 +14,24 @@ Size and ``mtime_ns`` are what ``rsync`` and ``make`` compare: a stat per file, 
 read, cheap enough to run each time the workflow is planned (about 2 µs per file).
 A file rewritten with the same size and a restored modification time (``cp -p``,
 ``touch -r``) is not noticed; hash the files yourself if your data arrive that way.
+
+A tree the workflow writes itself (a generated IntPhys split) is a directory output,
+which Snakemake sees as up to date whatever it holds. Its writer records the listing
+beside it (:func:`record_listing`); before planning, :func:`listing_change` tells
+whether a file was since changed, removed or added, so that the tree is rebuilt.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
-from collections.abc import Iterable, Iterator
+import shutil
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-__all__ = ["tree_listing", "tree_digest", "iter_files"]
+__all__ = ["tree_listing", "tree_digest", "iter_files", "listing_path", "record_listing", "listing_change",
+           "quarantine_changed_tree"]
 
 
 def tree_listing(root: str | os.PathLike) -> list[tuple[str, int, int]]:
@@ -51,7 +59,9 @@ def tree_listing(root: str | os.PathLike) -> list[tuple[str, int, int]]:
     if not root.is_dir():
         st = root.stat()
         return [(".", st.st_size, st.st_mtime_ns)]
-    rows = [(name, st.st_size, st.st_mtime_ns) for name, e in iter_files(root) for st in [e.stat()]]
+    # Snakemake marks a directory output with .snakemake_timestamp after the writer is done
+    rows = [(name, st.st_size, st.st_mtime_ns) for name, e in iter_files(root, skip=(".snakemake_timestamp",))
+            for st in [e.stat()]]
     rows.sort()
     return rows
 
@@ -86,3 +96,90 @@ def tree_digest(root: str | os.PathLike) -> str:
     """SHA-256 (16 hex digits) of :func:`tree_listing`: changes when a file is changed, removed or added."""
     return _digest_rows(tree_listing(root))
 
+
+
+def listing_path(root: str | os.PathLike) -> Path:
+    """Where :func:`record_listing` keeps the listing of the tree ``root``: ``.<name>.listing.json`` beside it."""
+    root = Path(root)
+    return root.parent / f".{root.name}.listing.json"
+
+
+def record_listing(root: str | os.PathLike) -> Path:
+    """Record :func:`tree_listing` of a tree just written, beside it (:func:`listing_path`).
+
+    Returns
+    -------
+    pathlib.Path
+        The listing file (JSON rows ``[path, size, mtime_ns]``), written atomically.
+    """
+    path = listing_path(root)
+    tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
+    tmp.write_text(json.dumps(tree_listing(root)))
+    os.replace(tmp, path)
+    return path
+
+
+def listing_change(root: str | os.PathLike) -> str | None:
+    """How the tree ``root`` differs from its recorded listing, or None if it does not.
+
+    Returns
+    -------
+    str or None
+        A sentence naming the first file changed (size or modification time),
+        removed or added, or saying that no listing was recorded.
+    """
+    root = Path(root)
+    path = listing_path(root)
+    if not path.is_file():
+        return f"{root} has no recorded listing ({path.name}): it was not written by this workflow's writer"
+    try:
+        recorded = {name: (size, mtime) for name, size, mtime in json.loads(path.read_text())}
+    except (ValueError, TypeError) as exc:
+        return f"{path} is unreadable ({exc})"
+    now = {name: (size, mtime) for name, size, mtime in tree_listing(root)}
+    for name in sorted(set(recorded) | set(now)):
+        if name not in now:
+            return f"{root}/{name} was removed"
+        if name not in recorded:
+            return f"{root}/{name} was added"
+        if now[name] != recorded[name]:
+            return f"{root}/{name} was changed (size {recorded[name][0]} -> {now[name][0]} B, or its modification time)"
+    return None
+
+
+def quarantine_changed_tree(
+    root: str | os.PathLike, dest: str | os.PathLike, *, derived: Sequence[str | os.PathLike] = ()
+) -> str | None:
+    """Move the tree ``root`` (its listing, and what was derived from it) to ``dest`` if it changed.
+
+    Parameters
+    ----------
+    root : path-like
+        A tree written by the workflow with :func:`record_listing` (missing: nothing to do).
+    dest : path-like
+        Folder that receives it under its own path (``dest/<root>``, replacing an earlier
+        one), where it can be inspected; the workflow then sees its output missing and rebuilds it.
+    derived : sequence of path-like
+        Outputs read from the tree (its ingested stores), moved to ``dest`` too: Snakemake
+        does not rebuild a missing intermediate whose consumers' outputs are present.
+
+    Returns
+    -------
+    str or None
+        Why it was moved (:func:`listing_change`), or None if it is unchanged or absent.
+    """
+    root = Path(root)
+    if not root.is_dir():
+        return None
+    why = listing_change(root)
+    if why is None:
+        return None
+    for path in [root, *map(Path, derived)]:
+        if path.exists():
+            target = Path(dest) / (path.relative_to(path.anchor) if path.is_absolute() else path)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if target.is_dir():
+                shutil.rmtree(target)
+            os.replace(path, target)
+    listing_path(root).unlink(missing_ok=True)
+    return why

@@ -20,6 +20,7 @@ from psybench.intphys.generate.scenes import (
     dev_conditions,
 )
 from psybench.io.atomic import atomic_output
+from psybench.io.inputs import record_listing
 
 __all__ = ["SPLITS", "generate_intphys", "expected_movie_ids"]
 
@@ -157,7 +158,8 @@ def generate_intphys(
     Returns
     -------
     pathlib.Path
-        ``root/<split>``.
+        ``root/<split>``; its file listing (path, size, modification time) is recorded
+        in ``root/.<split>.listing.json`` (:func:`psybench.io.inputs.record_listing`).
     """
     _check_split(split)
     variants = ("v1", "header", "header_masks", "header_only", "absent")
@@ -214,4 +216,7 @@ def generate_intphys(
             else:
                 for job in jobs:
                     work(job)
+    # a generated split is a directory output, up to date for Snakemake whatever it holds:
+    # its listing lets the workflow notice a file edited, removed or added since (psybench.io.inputs)
+    record_listing(final)
     return final
