@@ -104,8 +104,11 @@ class TestRecordedListing:
         assert not (tmp_path / ".tree.listing.json").exists()
         assert quarantine_changed_tree(root, tmp_path / "damaged") is None  # absent: nothing to do
 
-    def test_tree_without_listing_is_reported(self, tmp_path):
-        assert "has no recorded listing" in listing_change(_tree(tmp_path))
+    def test_tree_without_listing_is_reported_then_recorded_once(self, tmp_path):
+        root = _tree(tmp_path)
+        assert "has no recorded listing" in listing_change(root)
+        assert quarantine_changed_tree(root, tmp_path / "damaged") is None and root.is_dir()
+        assert listing_change(root) is None
 
     def test_generated_split_records_its_listing(self, tmp_path):
         generate_intphys(tmp_path, "dev", blocks=("O1",), n_frames=8, height=16, width=16)

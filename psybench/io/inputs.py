@@ -167,9 +167,14 @@ def quarantine_changed_tree(
     -------
     str or None
         Why it was moved (:func:`listing_change`), or None if it is unchanged or absent.
+        A tree without a recorded listing (written by an older psybench) is taken as
+        it is and its listing recorded.
     """
     root = Path(root)
     if not root.is_dir():
+        return None
+    if not listing_path(root).is_file():  # written before listings were recorded: trusted once, recorded now
+        record_listing(root)
         return None
     why = listing_change(root)
     if why is None:
