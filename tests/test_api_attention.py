@@ -34,7 +34,7 @@ def test_registered_model_gives_the_workflows_rows_and_tables(harness, completed
     assert len(rows) == len(want) == 2 * (6 + 2 * 8)
     got, want = _sorted(rows), _sorted(want)
     pd.testing.assert_frame_equal(got[KEYS], want[KEYS], check_dtype=False)
-    np.testing.assert_allclose(got["value"], want["value"], rtol=1e-12, equal_nan=True)
+    np.testing.assert_array_equal(got["value"], want["value"])  # exact: both read the same tables
     # the stages are deterministic: the tables behind the rows are equal, not just close
     for name in ("table1.csv", "curves.csv", "metrics.csv"):
         pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "attention" / name),
@@ -57,7 +57,7 @@ def test_table1_alone_on_the_runs_stimulus_stores(harness, completed_attention_w
     np.testing.assert_allclose(_sorted(rows)["value"], _sorted(want)["value"], rtol=1e-12)
 
 
-def _dot_movie(n_frames=60, fps=10.0, size=(80, 60), hold=10, seed=0):
+def dot_movie(n_frames=60, fps=10.0, size=(80, 60), hold=10, seed=0):
     """A bright 8 px square on a noisy dark background, jumping to a new place every ``hold`` frames,
     and two observers whose gaze (100 Hz samples) sits on it. Frames uint8 (T, H, W)."""
     rng = np.random.default_rng(seed)
@@ -80,7 +80,7 @@ def test_user_saliency_callable_on_in_memory_movie_and_gaze(tmp_path):
     def luminance(frames, gain=1.0):
         return gain * np.asarray(frames)[..., None]
 
-    frames, gaze = _dot_movie()
+    frames, gaze = dot_movie()
     rows = psybench.score(luminance, "attention", params={"gain": 2.0}, L=[1, 3], workdir=tmp_path,
                           stimuli={"M": {"frames": frames, "frames_per_s": 10.0}}, gaze={"M": gaze},
                           overrides={"attention": {"pairs": [["M", "M"]], "evaluation": {"n_sets": 1, "n_per_set": 2},
@@ -109,12 +109,12 @@ def test_errors_name_the_model_movie_and_file(harness, tmp_path):
                                             pairs=[["A", "A"]])
     with pytest.raises(FileNotFoundError, match=r"attention\.movies\.A\.gaze: gaze file .*s01-A\.e-ceyeS"):
         psybench.score("raw", "attention", config=no_file)
-    frames, _ = _dot_movie(n_frames=10)
+    frames, _ = dot_movie(n_frames=10)
     with pytest.raises(ValueError, match=r"movie 'M' has no gaze"):
         psybench.score("raw", "attention", config=cfg, stimuli={"M": frames}, overrides={"attention": {
             "pairs": [["M", "M"]]}})
     with pytest.raises(MovieReadError, match=r"movie 'M': frames_per_s must be a positive number, got None"):
-        psybench.score("raw", "attention", config=cfg, stimuli={"M": frames}, gaze={"M": _dot_movie(10)[1]},
+        psybench.score("raw", "attention", config=cfg, stimuli={"M": frames}, gaze={"M": dot_movie(10)[1]},
                        overrides={"attention": {"pairs": [["M", "M"]]}}, workdir=tmp_path, progress=False)
     with pytest.raises(ValueError, match=r"attention model 'raw': L=2 is not a positive odd integer"):
         psybench.score("raw", "attention", config=cfg, L=2)
