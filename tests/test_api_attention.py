@@ -81,8 +81,10 @@ def test_user_saliency_callable_on_in_memory_movie_and_gaze(tmp_path):
         return gain * np.asarray(frames)[..., None]
 
     frames, gaze = dot_movie()
-    rows = psybench.score(luminance, "attention", params={"gain": 2.0}, L=[1, 3], workdir=tmp_path,
-                          stimuli={"M": {"frames": frames, "frames_per_s": 10.0}}, gaze={"M": gaze},
+    recording = tmp_path / "M_gaze.csv"  # on disk, in the csv gaze format (a DataFrame: tests/test_docs_tasks.py)
+    gaze.to_csv(recording, index=False)
+    rows = psybench.score(luminance, "attention", params={"gain": 2.0}, L=[1, 3], workdir=tmp_path / "work",
+                          stimuli={"M": {"frames": frames, "frames_per_s": 10.0}}, gaze={"M": recording},
                           overrides={"attention": {"pairs": [["M", "M"]], "evaluation": {"n_sets": 1, "n_per_set": 2},
                                                    "metrics": {"n_splits": 5}}}, progress=False)
     assert set(rows["model"]) == {"luminance", *(f"luminance L={L} {t}" for L in (1, 3) for t in ("untuned", "tuned"))}
@@ -93,7 +95,7 @@ def test_user_saliency_callable_on_in_memory_movie_and_gaze(tmp_path):
     assert ((table1["median_rp_n_iid"] - 50).abs() < 10).all()  # uniform gaze: chance
     assert value["luminance L=1 tuned", "", "AUC-Judd"] > 0.9
     # the in-memory frames were ingested as a file is: grayscale, then area-averaged to the 40 x 30 grid
-    store = np.asarray(open_store(tmp_path / "stimuli/M.zarr")["frames"])
+    store = np.asarray(open_store(tmp_path / "work/stimuli/M.zarr")["frames"])
     blocks = frames.reshape(60, 30, 2, 40, 2).mean(axis=(2, 4)) / 255.0
     np.testing.assert_allclose(store, blocks, atol=1e-6)
 
