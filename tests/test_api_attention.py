@@ -115,6 +115,12 @@ def test_errors_name_the_model_movie_and_file(harness, tmp_path):
     with pytest.raises(ValueError, match=r"movie 'M' has no gaze"):
         psybench.score("raw", "attention", config=cfg, stimuli={"M": frames}, overrides={"attention": {
             "pairs": [["M", "M"]]}})
+    with pytest.raises(ValueError, match=r"movie\(s\) \['M'\] of stimuli= are in no \(train, test\) pair"):
+        psybench.score("raw", "attention", config=cfg, stimuli={"M": frames})
+    with pytest.raises(ValueError, match=r"gaze of movie 'M' lacks column\(s\) \['t'\]"):
+        bad = pd.DataFrame({"subject": ["s1"], "t_ms": [0.0], "x": [1.0], "y": [1.0]})
+        psybench.score("raw", "attention", config=cfg, stimuli={"M": frames}, gaze={"M": bad},
+                       overrides={"attention": {"pairs": [["M", "M"]]}})
     with pytest.raises(MovieReadError, match=r"movie 'M': frames_per_s must be a positive number, got None"):
         psybench.score("raw", "attention", config=cfg, stimuli={"M": frames}, gaze={"M": dot_movie(10)[1]},
                        overrides={"attention": {"pairs": [["M", "M"]]}}, workdir=tmp_path, progress=False)

@@ -74,12 +74,19 @@ def _movie_specs(section: Mapping[str, Any], stimuli, gaze, inputs: Path) -> dic
     names = pair_movies({**section, "movies": movies})
     if not names:
         raise ConfigError("config key attention.pairs: no (train, test) pair to score")
+    for what, given in (("stimuli", stimuli), ("gaze", gaze)):
+        unused = [m for m in (given if isinstance(given, Mapping) else {}) if m not in names]
+        if unused:
+            raise ValueError(f"psybench.score: movie(s) {unused} of {what}= are in no (train, test) pair of "
+                             f"attention.pairs {section['pairs']}; e.g. overrides={{'attention': {{'pairs': "
+                             f"[[{unused[0]!r}, {unused[0]!r}]]}}}}")
     for movie, recording in (gaze or {}).items():
-        if movie not in movies:
-            raise ValueError(f"psybench.score: gaze for movie {movie!r}, which is neither in attention.movies nor "
-                             f"in stimuli (movies: {sorted(movies)})")
         spec = {k: v for k, v in movies[movie].items() if k not in ("observers", "gaze_columns")}
         if isinstance(recording, pd.DataFrame):
+            missing = [c for c in ("subject", "t", "x", "y") if c not in recording.columns]
+            if missing:
+                raise ValueError(f"psybench.score: gaze of movie {movie!r} lacks column(s) {missing}; expected "
+                                 "subject, t (ms from movie onset), x, y (movie pixels), optional valid")
             path = write_table(recording, inputs / f"{movie}_gaze.csv")
             spec.update(gaze=str(path), gaze_format="csv")
         else:
