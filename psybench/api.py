@@ -324,6 +324,8 @@ def score(
         A missing stimulus store or gaze file, naming it.
     """
     track, experiment = parse_benchmark(benchmark)
+    if track != "attention" and (gaze is not None or L is not None):
+        raise ValueError(f"psybench.score: gaze= and L= belong to the attention track, not to {benchmark!r}")
     cfg = score_config(config, overrides)
     entry = _model_entry(model, params, name, kind)
     if L is not None:

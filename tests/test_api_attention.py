@@ -128,3 +128,5 @@ def test_errors_name_the_model_movie_and_file(harness, tmp_path):
         psybench.score("raw", "attention", config=cfg, L=2)
     with pytest.raises(ValueError, match=r"unknown attention experiment 'heatmaps'; known: \['table1'"):
         psybench.score("raw", "attention/heatmaps", config=cfg)
+    with pytest.raises(ValueError, match=r"gaze= and L= belong to the attention track, not to 'motion'"):
+        psybench.score("horn_schunck", "motion", L=3)
