@@ -2,7 +2,9 @@
 
 The call runs the workflow's own library functions, stage by stage, in the order
 the rules run them (``rules/motion.smk``: stimuli -> responses -> readouts ->
-scores -> Table 1 -> score rows; ``rules/intphys.smk``: tree -> ingest -> metadata ->
+scores -> Table 1 -> score rows; ``rules/attention.smk``: stimuli -> gaze -> features ->
+control scanpaths -> Table 1 parts -> Table 1 -> metrics -> score rows,
+:mod:`psybench.attention.api`; ``rules/intphys.smk``: tree -> ingest -> metadata ->
 training -> predictions -> scores -> score rows), on the same config (by default the repository's
 ``config/config.yaml``, laid under the caller's overrides as Snakemake lays a
 ``--configfile`` over it), so its rows equal the workflow's rows for that model.
@@ -16,6 +18,7 @@ Examples
 >>> rows = psybench.score("horn_schunck", "motion/barberpole")      # doctest: +SKIP
 >>> def estimate(frame0, frame1, radius=3): ...                      # doctest: +SKIP
 >>> rows = psybench.score(estimate, "motion", params={"radius": 5})  # doctest: +SKIP
+>>> rows = psybench.score("itti", "attention", L=[1, 3])             # doctest: +SKIP
 >>> rows.pivot_table(index="experiment", columns="metric", values="value")  # doctest: +SKIP
 """
 
@@ -24,7 +27,7 @@ from __future__ import annotations
 import copy
 import os
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,8 +40,8 @@ from psybench.registry import TRACKS, ModelSpec, resolve_model
 
 __all__ = ["score", "parse_benchmark", "score_config", "SCORABLE_TRACKS"]
 
-#: Tracks :func:`score` runs in-process (the others run through the workflow only).
-SCORABLE_TRACKS = ("motion", "intphys")
+#: Tracks :func:`score` runs in-process.
+SCORABLE_TRACKS = ("motion", "attention", "intphys")
 DEFAULT_CONFIG = PROJECT_ROOT / "config" / "config.yaml"
 
 
@@ -245,7 +248,9 @@ def score(
     kind: str | None = None,
     config: Mapping[str, Any] | str | os.PathLike | None = None,
     overrides: Mapping[str, Any] | None = None,
-    stimuli: str | os.PathLike | None = None,
+    stimuli: str | os.PathLike | Mapping[str, Any] | None = None,
+    gaze: Mapping[str, Any] | None = None,
+    L: int | Sequence[int] | None = None,
     workdir: str | os.PathLike | None = None,
     threads: int = 1,
     progress: bool = True,
@@ -257,17 +262,19 @@ def score(
     model : str, callable or mapping
         A registered algorithm (``"horn_schunck"``, see ``psybench models``), a
         ``"package.module:function"``, a function (``def estimate(frame0, frame1,
-        radius=3)``, see :mod:`psybench.registry` for each kind's signature), or a
-        whole config entry ``{name, algorithm | callable, kind, params}``.
+        radius=3)``; attention: ``def maps(frames, sigma=1.0)``, frames (t, H, W) ->
+        maps (t, H, W, K); see :mod:`psybench.registry` for each kind's signature), or a
+        whole config entry ``{name, algorithm | callable, kind, params}`` (attention: and ``L``).
     benchmark : str
-        A track (``"motion"``, ``"intphys"``) or one experiment of it
-        (``"motion/barberpole"``, ``"intphys/O1"``: that block's rows).
+        A track (``"motion"``, ``"attention"``, ``"intphys"``) or one experiment of it
+        (``"motion/barberpole"``, ``"attention/table1"``, ``"attention/saliency_metrics"``,
+        ``"intphys/O1"``: that block's rows).
     params : mapping, optional
         The model's parameters (checked against its signature).
     name : str, optional
         The ``model`` column (default: the algorithm's or function's name).
     kind : str, optional
-        The interface of a user function (default: the track's first, ``pair``).
+        The interface of a user function (default: the track's first: ``pair``, ``saliency``).
     config : mapping or path, optional
         The config to run on (default: the repository's ``config/config.yaml``).
     overrides : mapping, optional
@@ -275,13 +282,27 @@ def score(
     stimuli : path, optional
         Motion: a folder of stimulus stores rendered for this config
         (``results/stimuli`` of a workflow run); default: rendered into ``workdir``.
+        Attention: a folder of stimulus stores (``results/attention/stimuli``), or per
+        movie a store, an array of frames (T, H, W) or (T, H, W, 3) with the rate of
+        ``attention.movies.<movie>.frames_per_s``, or ``{"frames": array,
+        "frames_per_s": fps}`` (:func:`psybench.attention.api.score_attention`); default:
+        the movies of ``attention.movies`` rendered or ingested into ``workdir``.
         IntPhys reads the tree of ``intphys.data_root`` (or generates one into
         ``workdir`` with ``intphys.generate``).
+    gaze : mapping, optional
+        Attention: per movie, gaze recordings replacing the configured ones: a file or
+        files (read with the movie's ``gaze_format``) or a DataFrame of raw samples
+        (``subject, t`` in ms, ``x, y`` in movie pixels, optional ``valid``).
+    L : int or sequence of int, optional
+        Attention: the neighbourhood side(s) of the Fisher feature vector (Shic &
+        Scassellati 2007, sec. 5.2), one Table 1 row each; default the ``L`` of the
+        ``attention.models`` entry of the same name, else 1.
     workdir : path, optional
         Where the intermediate stores are written and kept; default a temporary
         folder, removed on return.
     threads : int
-        Threads of a pair model's frame pairs (results do not depend on it).
+        Threads of a pair model's frame pairs, of the attention features (results do
+        not depend on it).
     progress : bool
         Show the stages done and the time left on stderr.
 
@@ -290,26 +311,25 @@ def score(
     pandas.DataFrame
         Columns :data:`psybench.aggregate.table.SCORE_COLUMNS`, one row per
         (model, experiment, metric), as the workflow's
-        ``results/aggregate/scores_<track>.csv`` holds for this model; ``source``
-        says ``psybench.score(<benchmark>)``.
+        ``results/aggregate/scores_<track>.csv`` holds for this model (attention: the
+        Table 1 rows of ``model`` and the metrics rows of ``"<model> L=<L> untuned|tuned"``);
+        ``source`` says ``psybench.score(<benchmark>)``.
 
     Raises
     ------
     ValueError
         An unknown benchmark, a bad model or parameter (:class:`psybench.registry.ModelError`),
         a bad config (:class:`psybench.config.ConfigError`, naming the key).
-    NotImplementedError
-        A track that runs through the workflow only (attention).
+    FileNotFoundError
+        A missing stimulus store or gaze file, naming it.
     """
     track, experiment = parse_benchmark(benchmark)
-    if track not in SCORABLE_TRACKS:
-        raise NotImplementedError(
-            f"psybench.score: the {track} track runs through the workflow only "
-            f"(snakemake all --cores 2 --configfile my_config.yaml, its models under {track}.models); "
-            f"in-process: {list(SCORABLE_TRACKS)}"
-        )
+    if track != "attention" and (gaze is not None or L is not None):
+        raise ValueError(f"psybench.score: gaze= and L= belong to the attention track, not to {benchmark!r}")
     cfg = score_config(config, overrides)
     entry = _model_entry(model, params, name, kind)
+    if L is not None:
+        entry["L"] = L
     spec = resolve_model(entry, track=track)
     line = _Steps(f"psybench.score({spec.name!r}, {benchmark!r})", enabled=progress)
     with tempfile.TemporaryDirectory(prefix="psybench-score-") as tmp:
@@ -317,6 +337,11 @@ def score(
         if track == "motion":
             rows = _score_motion(spec, cfg, experiment, work, stimuli=Path(stimuli) if stimuli else None,
                                  threads=threads, progress=line)
+        elif track == "attention":
+            from psybench.attention.api import score_attention
+
+            rows = score_attention(entry, spec, cfg, experiment, work, stimuli=stimuli, gaze=gaze, threads=threads,
+                                   progress=line)
         else:
             rows = _score_intphys(spec, entry, cfg, experiment, work, threads=threads, progress=line)
     line.done()

@@ -1,7 +1,7 @@
 # Attention track: the resolved models and every input and params function of
 # rules/attention.smk, from config["attention"] (validated and filled with the schema's
 # defaults in rules/common.smk).
-from psybench.attention.models import pair_movies, saliency_models
+from psybench.attention.models import metrics_settings, pair_movies, saliency_models
 from psybench.provenance import callable_modules, code_hash
 
 # input and params functions
@@ -121,9 +121,7 @@ def get_attention_rows():
 
 def get_attention_metrics_settings():
     """The evaluation settings the metrics' tuning shares with Table 1, and the metrics' own."""
-    ev = ATTENTION["evaluation"]
-    shared = {k: ev[k] for k in ("n_negatives", "min_dist_frac", "seed", "in_memory_mb")}
-    return {"lags_ms": ATTENTION["lags_ms"], **shared, **ATTENTION["metrics"]}
+    return metrics_settings(ATTENTION)
 
 
 def get_attention_parts():

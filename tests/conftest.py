@@ -14,6 +14,9 @@ completed_workflow : pathlib.Path (session)
     The motion track on :data:`TINY_CONFIG`, run once to its Table 1. Tests must
     not modify it: ``harness.clone`` it first (cheap, and Snakemake sees the clone
     as up to date because modification times are kept).
+completed_attention_workflow : pathlib.Path (session)
+    The attention track on :data:`TINY_ATTENTION_CONFIG`, run once to its score rows;
+    the same rules as ``completed_workflow``.
 """
 
 from __future__ import annotations
@@ -58,6 +61,27 @@ TINY_CONFIG = {
 
 # The motion Table 1 of a run: the target of most motion workflow tests.
 TABLE = "results/aggregate/motion_table1.csv"
+
+# The attention track on two 45-frame pop-out movies (4.5 s at 10 frames/s), two synthetic
+# observers, one built-in model at L = 1, one set of two control trajectories per category.
+TINY_ATTENTION_CONFIG = {
+    "tracks": ["attention"],
+    "attention": {
+        "grid": [40, 30],
+        "chunk_frames": 16,
+        "lags_ms": [100, 300],
+        "movies": {
+            "A": {"popout": {"seed": 1, "n_frames": 45}, "observers": {"seed": 1, "p_target": [0.9, 0.1]}},
+            "B": {"popout": {"seed": 2, "n_frames": 45}, "observers": {"seed": 2, "p_target": [0.1, 0.9]}},
+        },
+        "models": [{"name": "raw", "algorithm": "raw", "L": 1}],
+        "pairs": [["A", "A"], ["A", "B"]],
+        "evaluation": {"n_sets": 1, "n_per_set": 2},
+        "metrics": {"n_splits": 5},
+    },
+}
+# What completed_attention_workflow builds: the track's tables and its score rows.
+ATTENTION_TARGETS = ("attention_all", "results/aggregate/scores_attention.csv")
 
 # User motion models every workflow copy gets, as the package ``usermodels`` (module ``flow``).
 USER_MODELS = '''
@@ -134,6 +158,13 @@ class WorkflowHarness:
         """:data:`TINY_CONFIG` with some keys of its ``motion`` section replaced."""
         cfg = copy.deepcopy(TINY_CONFIG)
         cfg["motion"].update(copy.deepcopy(motion_overrides))
+        return cfg
+
+    @staticmethod
+    def tiny_attention_config(**attention_overrides) -> dict:
+        """:data:`TINY_ATTENTION_CONFIG` with some keys of its ``attention`` section replaced."""
+        cfg = copy.deepcopy(TINY_ATTENTION_CONFIG)
+        cfg["attention"].update(copy.deepcopy(attention_overrides))
         return cfg
 
     # ------------------------------------------------------------------ runs
@@ -214,29 +245,41 @@ def harness() -> WorkflowHarness:
     return WorkflowHarness()
 
 
-@pytest.fixture(scope="session")
-def completed_workflow(harness, tmp_path_factory) -> Path:
-    """A workflow copy on :data:`TINY_CONFIG` whose Table 1 is complete (built once per session).
+def _session_workflow(harness, tmp_path_factory, name: str, config: dict, targets) -> Path:
+    """A workflow copy on ``config`` run once to ``targets``, built once per session.
 
     Under pytest-xdist the workers share one copy: the first to need it builds it
     under a file lock in the run's common temporary folder, the others wait and
     reuse it (tests only ever clone it).
     """
     if not os.environ.get("PYTEST_XDIST_WORKER"):
-        work = harness.copy(tmp_path_factory.mktemp("base") / "wf", TINY_CONFIG)
-        harness.run(work, "--cores", "2", TABLE)
+        work = harness.copy(tmp_path_factory.mktemp(name) / "wf", config)
+        harness.run(work, "--cores", "2", *targets)
         return work
-    shared = tmp_path_factory.getbasetemp().parent / "completed_workflow"
+    shared = tmp_path_factory.getbasetemp().parent / name
     shared.mkdir(exist_ok=True)
     work, done = shared / "wf", shared / "done"
     with open(shared / "lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
         if not done.exists():
             shutil.rmtree(work, ignore_errors=True)
-            harness.copy(work, TINY_CONFIG)
-            harness.run(work, "--cores", "2", TABLE)
+            harness.copy(work, config)
+            harness.run(work, "--cores", "2", *targets)
             done.touch()
     return work
+
+
+@pytest.fixture(scope="session")
+def completed_workflow(harness, tmp_path_factory) -> Path:
+    """A workflow copy on :data:`TINY_CONFIG` whose Table 1 is complete (built once per session)."""
+    return _session_workflow(harness, tmp_path_factory, "completed_workflow", TINY_CONFIG, [TABLE])
+
+
+@pytest.fixture(scope="session")
+def completed_attention_workflow(harness, tmp_path_factory) -> Path:
+    """A workflow copy on :data:`TINY_ATTENTION_CONFIG` run to :data:`ATTENTION_TARGETS` (once per session)."""
+    return _session_workflow(harness, tmp_path_factory, "completed_attention_workflow", TINY_ATTENTION_CONFIG,
+                             ATTENTION_TARGETS)
 
 
 def pytest_collection_modifyitems(items):

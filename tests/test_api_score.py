@@ -72,7 +72,7 @@ def test_user_function_with_ordinary_parameter_and_its_errors(harness, tmp_path)
 @pytest.mark.parametrize("benchmark,error,message", [
     ("vision", ValueError, r"benchmark 'vision': unknown track 'vision'; tracks: \['motion', 'attention'"),
     ("motion/barber", ValueError, r"unknown motion experiment 'barber'; known: \['barberpole'"),
-    ("attention", NotImplementedError, r"the attention track runs through the workflow only"),
+    ("attention/heatmaps", ValueError, r"unknown attention experiment 'heatmaps'; known: \['table1'"),
 ])
 def test_bad_benchmarks_are_named(benchmark, error, message):
     with pytest.raises(error, match=message):

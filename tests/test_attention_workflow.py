@@ -1,26 +1,11 @@
-"""rules/attention.smk end to end on a tiny config, through `python -m snakemake` in a subprocess."""
+"""rules/attention.smk end to end on a tiny config, through `python -m snakemake` in a subprocess.
 
-import copy
+The run on the harness's tiny attention config is the session fixture
+``completed_attention_workflow`` (tests/conftest.py), shared with tests/test_api_attention.py.
+"""
 
 import pandas as pd
 import pytest
-
-CONFIG = {
-    "tracks": ["attention"],
-    "attention": {
-        "grid": [40, 30],
-        "chunk_frames": 16,
-        "lags_ms": [100, 300],
-        "movies": {
-            "A": {"popout": {"seed": 1, "n_frames": 45}, "observers": {"seed": 1, "p_target": [0.9, 0.1]}},
-            "B": {"popout": {"seed": 2, "n_frames": 45}, "observers": {"seed": 2, "p_target": [0.1, 0.9]}},
-        },
-        "models": [{"name": "raw", "algorithm": "raw", "L": 1}],
-        "pairs": [["A", "A"], ["A", "B"]],
-        "evaluation": {"n_sets": 1, "n_per_set": 2},
-        "metrics": {"n_splits": 5},
-    },
-}
 
 # A user's saliency model, outside psybench: the interface of psybench.attention.features.
 USER_MODEL = '''
@@ -47,10 +32,8 @@ def _snakemake(harness, cwd, *args):
 
 
 @pytest.mark.workflow
-def test_attention_rules_run_and_are_up_to_date(harness, tmp_path):
-    _workdir(harness, tmp_path, CONFIG)
-    run = _snakemake(harness, tmp_path, "--quiet")
-    assert run.returncode == 0, run.stderr[-3000:]
+def test_attention_rules_run_and_are_up_to_date(harness, completed_attention_workflow, tmp_path):
+    tmp_path = harness.clone(completed_attention_workflow, tmp_path / "wf")
     table = pd.read_csv(tmp_path / "results/attention/table1.csv")
     assert list(table.columns[:8]) == ["train", "test", "features", "L", "ND", "group", "median", "sd"]
     assert len(table) == 2 * 6  # n ma, n un, rf/n, rs/n, rp/n and the i.i.d. control n/iid
@@ -74,8 +57,7 @@ def test_attention_rules_run_and_are_up_to_date(harness, tmp_path):
 
 @pytest.mark.workflow
 def test_user_saliency_model_runs_without_editing_psybench(harness, tmp_path):
-    config = copy.deepcopy(CONFIG)
-    config["attention"]["pairs"] = [["A", "B"]]
+    config = harness.tiny_attention_config(pairs=[["A", "B"]])
     config["attention"]["models"] = [
         {"name": "mine", "callable": "usersaliency:contrast", "params": {"sigma": 2.0}, "L": [1, 3]},
         {"name": "mine_again", "callable": "usersaliency:contrast", "params": {"sigma": 2.0}, "L": 1},
@@ -96,8 +78,7 @@ def test_user_saliency_model_runs_without_editing_psybench(harness, tmp_path):
 
 @pytest.mark.workflow
 def test_old_model_shape_fails_before_any_job_naming_the_key(harness, tmp_path):
-    config = copy.deepcopy(CONFIG)
-    config["attention"]["models"] = [{"features": "raw", "L": 1}]
+    config = harness.tiny_attention_config(models=[{"features": "raw", "L": 1}])
     _workdir(harness, tmp_path, config)
     run = _snakemake(harness, tmp_path, "-n")
     out = run.stdout + run.stderr

@@ -110,3 +110,16 @@ def test_movie_and_gaze_config_reads_a_recording_in_that_layout(tmp_path):
 def test_slurm_section_gives_the_one_command():
     command = _block(_section("## SLURM"), "bash").strip()
     assert command == "snakemake all --profile profiles/slurm --workflow-profile none"
+
+
+def test_attention_from_python_runs_as_written(user_package):
+    """The page's psybench.score call on a small in-memory movie: its rows, people above chance."""
+    from test_api_attention import dot_movie  # tests/ is on sys.path (pytest rootdir import)
+
+    frames, samples = dot_movie(n_frames=40, fps=25.0)  # the page's frame rate
+    namespace = {"frames": frames, "samples": samples}
+    exec(_block(_section("### Attention: a saliency model"), "python", 1), namespace)
+    table1 = namespace["table1"].set_index(["params_hash", "metric"])["value"]
+    assert len(table1) == 2 * 6  # two L, six groups
+    people, chance = (table1.xs(f"median_rp_{g}", level="metric") for g in ("n_ma", "n_iid"))
+    assert (people > 80).all() and ((chance - 50).abs() < 10).all()

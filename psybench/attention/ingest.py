@@ -21,7 +21,7 @@ from psybench.attention.defaults import GRID
 from psybench.attention.grid_coords import grid_coords
 from psybench.io.store import ArraySpec, write_store
 
-__all__ = ["MovieReadError", "check_grid", "ingest_movie"]
+__all__ = ["MovieReadError", "check_grid", "ingest_movie", "ingest_frames"]
 
 
 class MovieReadError(ValueError):
@@ -116,13 +116,9 @@ def ingest_movie(
                 if not ok:
                     break
                 times.append(float(cap.get(cv2.CAP_PROP_POS_MSEC)))  # the container's timestamp of this frame
-                if frame.ndim == 3:
-                    frame = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-                scale = 65535.0 if frame.dtype == np.uint16 else 255.0
                 if source_size is None:
                     source_size = [int(frame.shape[1]), int(frame.shape[0])]
-                small = cv2.resize(frame.astype(np.float32) / scale, (gw, gh), interpolation=cv2.INTER_AREA)
-                buf.append(small)
+                buf.append(_to_grid(frame, (gw, gh), color=cv2.COLOR_BGR2GRAY))  # OpenCV decodes to BGR
                 n += 1
                 if len(buf) == chunk_frames:
                     arr.append(np.stack(buf))
@@ -148,6 +144,74 @@ def ingest_movie(
     finally:
         cap.release()
     return Path(out)
+
+
+def _to_grid(frame: np.ndarray, size: tuple[int, int], *, color: int) -> np.ndarray:
+    """One frame (H, W) or (H, W, 3), uint8, uint16 or float in [0, 1], as float32 luminance in [0, 1] on
+    the grid ``size`` (width, height): grayscale by OpenCV's ``color`` conversion, then area-averaged."""
+    import cv2
+
+    if frame.ndim == 3:
+        frame = cv2.cvtColor(frame if frame.dtype in (np.uint8, np.uint16) else frame.astype(np.float32), color)
+    scale = 65535.0 if frame.dtype == np.uint16 else 255.0 if frame.dtype == np.uint8 else 1.0
+    return cv2.resize(frame.astype(np.float32) / scale, size, interpolation=cv2.INTER_AREA)
+
+
+def ingest_frames(
+    frames,
+    out: str | os.PathLike,
+    *,
+    frames_per_s: float,
+    grid: tuple[int, int] = GRID,
+    px_per_deg: float | None = None,
+    name: str = "frames",
+) -> Path:
+    """An in-memory movie into a stimulus store, frame by frame as :func:`ingest_movie` does for a file.
+
+    Parameters
+    ----------
+    frames : array_like, shape (T, H, W) or (T, H, W, 3)
+        Luminance (or RGB, converted to grayscale with OpenCV's weights), uint8,
+        uint16 or float in [0, 1]; gaze coordinates are in these (W, H) pixels.
+    out : path-like
+        The stimulus store to write.
+    frames_per_s : float
+        The frame rate (an array carries no timing).
+    grid : (int, int)
+        Model grid (width, height).
+    px_per_deg : float, optional
+        Pixels of ``frames`` per degree of visual angle (for I-VT).
+    name : str
+        Named in errors (e.g. the movie's name).
+
+    Raises
+    ------
+    MovieReadError
+        A wrong shape, dtype or range, or a frame rate that is not a positive number.
+    """
+    import cv2
+
+    gw, gh = check_grid(grid)
+    arr = np.asarray(frames)
+    if arr.ndim not in (3, 4) or (arr.ndim == 4 and arr.shape[-1] != 3) or arr.shape[0] < 1:
+        raise MovieReadError(f"movie {name!r}: frames must have shape (T, H, W) or (T, H, W, 3), got {arr.shape}")
+    if arr.dtype not in (np.uint8, np.uint16):
+        if not np.issubdtype(arr.dtype, np.floating) or not np.isfinite(arr).all() or arr.min() < 0 or arr.max() > 1:
+            raise MovieReadError(f"movie {name!r}: frames must be uint8, uint16 or finite floats in [0, 1] "
+                                 f"(dtype {arr.dtype})")
+    if not (isinstance(frames_per_s, (int, float)) and not isinstance(frames_per_s, bool) and frames_per_s > 0):
+        raise MovieReadError(f"movie {name!r}: frames_per_s must be a positive number, got {frames_per_s!r}")
+    small = np.stack([_to_grid(f, (gw, gh), color=cv2.COLOR_RGB2GRAY) for f in arr])
+    attrs = {
+        "frames_per_s": float(frames_per_s),
+        "frame_times_ms": None,
+        "grid": [gw, gh],
+        "source_size": [int(arr.shape[2]), int(arr.shape[1])],
+        "px_per_deg": px_per_deg,
+        "stimulus": {"kind": "array", "name": str(name)},
+    }
+    return write_store(out, {"frames": ArraySpec(small, ("t", "y", "x"))}, attrs,
+                       coords=grid_coords(attrs, small.shape[0]))
 
 
 def _container_rate(path, fps: float, times: np.ndarray, *, override: bool) -> float:

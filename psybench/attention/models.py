@@ -32,7 +32,7 @@ from psybench.config import ConfigError, track_models
 from psybench.provenance import params_hash
 from psybench.registry import ModelSpec
 
-__all__ = ["MODEL_SHAPE", "SaliencyModel", "feature_key", "saliency_models", "pair_movies"]
+__all__ = ["MODEL_SHAPE", "SaliencyModel", "feature_key", "saliency_models", "pair_movies", "metrics_settings"]
 
 MODEL_SHAPE = ("models: [{name: NAME, algorithm: raw | pyramid | itti | callable: 'package.module:function', "
                "params: {...}, L: [1, 3]}]")
@@ -101,3 +101,15 @@ def pair_movies(section: Mapping[str, Any]) -> list[str]:
     if unknown:
         raise ConfigError(f"config key attention.pairs: movie(s) {unknown} missing from attention.movies")
     return movies
+
+
+def metrics_settings(section: Mapping[str, Any]) -> dict[str, Any]:
+    """Keywords of :func:`psybench.attention.metrics.run_metrics` from a validated ``attention`` section.
+
+    The evaluation settings the tuned maps share with Table 1 (negatives, their
+    distance, seed, memory) and the metrics' own (``attention.metrics``). Here, not in
+    the metrics module, so that planning the workflow does not import SciPy.
+    """
+    ev = section["evaluation"]
+    shared = {k: ev[k] for k in ("n_negatives", "min_dist_frac", "seed", "in_memory_mb")}
+    return {"lags_ms": section["lags_ms"], **shared, **section["metrics"]}

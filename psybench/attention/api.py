@@ -1,0 +1,238 @@
+"""``psybench.score(model, "attention")``: one saliency model through the attention stages, in-process.
+
+The stages run in the order of ``rules/attention.smk`` and call the same library
+functions as its scripts, with the same settings from the ``attention`` config
+section, so the rows equal the workflow's rows for that model (Shic & Scassellati
+2007, sec. 4-5):
+
+1. stimuli: each movie of the (train, test) pairs rendered or ingested
+   (:func:`psybench.attention.stimuli.write_movie_store`), or an in-memory movie
+   ingested frame by frame (:func:`psybench.attention.ingest.ingest_frames`);
+2. gaze: synthetic observers or recordings resampled to frames
+   (:func:`psybench.attention.gaze.write_gaze_table`);
+3. features: the model's base maps (:func:`psybench.attention.features.write_feature_store`);
+4. Table 1: the random controls' trajectories per training movie
+   (:func:`psybench.attention.table1.run_control_scanpaths`), then per L and
+   training movie the Fisher filters of people and controls trained and tested
+   (:func:`~psybench.attention.table1.run_evaluation_part`), joined in configured
+   order (:func:`~psybench.attention.table1.gather_evaluation`);
+5. saliency metrics of the untuned and tuned maps with their leave-one-observer-out
+   ceiling (:func:`psybench.attention.metrics.run_metrics`);
+6. score rows (:func:`psybench.attention.score_rows.score_rows`).
+
+Every draw is seeded by the config, and none depends on the other models of a run
+(the workflow trains each model row in its own job, and the metrics' random negatives
+depend on the fixations only), so one model scored alone gets the workflow's numbers.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from psybench.attention import EXPERIMENTS
+from psybench.attention.models import feature_key, metrics_settings, pair_movies, saliency_models
+from psybench.config import ConfigError
+from psybench.registry import ModelSpec
+
+__all__ = ["score_attention", "attention_model"]
+
+#: ``source`` of the Table 1 rows, as the workflow writes it (relative to the results folder).
+TABLE1_FIGURE = "attention/curves.png"
+
+
+def attention_model(entry: Mapping[str, Any], spec: ModelSpec, section: Mapping[str, Any]):
+    """The :class:`~psybench.attention.models.SaliencyModel` of a :func:`psybench.score` call.
+
+    ``L`` (the neighbourhood side(s) of the feature vector, sec. 5.2) comes from the
+    entry; without one, from the ``attention.models`` entry of the same name (so
+    ``score("raw", "attention")`` scores the configured rows of ``raw``), else 1.
+    """
+    L = entry.get("L")
+    if L is None:
+        L = next((m.get("L") for m in section.get("models") or [] if m.get("name") == spec.name), 1)
+    try:
+        (model,) = saliency_models({"attention": {"models": [{"name": spec.name, "L": L}]}}, {spec.name: spec})
+    except ConfigError:
+        raise ValueError(f"psybench.score: attention model {spec.name!r}: L={L!r} is not a positive odd integer "
+                         "or a list of them (the side of the L x L neighbourhood of a feature vector)") from None
+    return model
+
+
+def _movie_specs(section: Mapping[str, Any], stimuli, gaze, inputs: Path) -> dict[str, dict[str, Any]]:
+    """The config entries of the pairs' movies, in-memory gaze written to ``inputs`` as CSV recordings."""
+    from psybench.io.tables import write_table
+
+    movies = {name: dict(spec or {}) for name, spec in (section.get("movies") or {}).items()}
+    extra = [m for m in (stimuli if isinstance(stimuli, Mapping) else {}) if m not in movies]
+    movies.update({m: {} for m in extra})
+    names = pair_movies({**section, "movies": movies})
+    if not names:
+        raise ConfigError("config key attention.pairs: no (train, test) pair to score")
+    for what, given in (("stimuli", stimuli), ("gaze", gaze)):
+        unused = [m for m in (given if isinstance(given, Mapping) else {}) if m not in names]
+        if unused:
+            raise ValueError(f"psybench.score: movie(s) {unused} of {what}= are in no (train, test) pair of "
+                             f"attention.pairs {section['pairs']}; e.g. overrides={{'attention': {{'pairs': "
+                             f"[[{unused[0]!r}, {unused[0]!r}]]}}}}")
+    for movie, recording in (gaze or {}).items():
+        spec = {k: v for k, v in movies[movie].items() if k not in ("observers", "gaze_columns")}
+        if isinstance(recording, pd.DataFrame):
+            missing = [c for c in ("subject", "t", "x", "y") if c not in recording.columns]
+            if missing:
+                raise ValueError(f"psybench.score: gaze of movie {movie!r} lacks column(s) {missing}; expected "
+                                 "subject, t (ms from movie onset), x, y (movie pixels), optional valid")
+            path = write_table(recording, inputs / f"{movie}_gaze.csv")
+            spec.update(gaze=str(path), gaze_format="csv")
+        else:
+            spec["gaze"] = [os.fspath(p) for p in recording] if isinstance(recording, (list, tuple)) else os.fspath(
+                recording)
+        movies[movie] = spec
+    for movie in names:
+        spec = movies[movie]
+        if not ({"observers", "gaze"} & set(spec)):
+            raise ValueError(f"psybench.score: movie {movie!r} has no gaze: give gaze={{{movie!r}: <file or "
+                             f"DataFrame of subject, t (ms), x, y>}} or attention.movies.{movie}.gaze")
+        recordings = spec.get("gaze") or []
+        for path in recordings if isinstance(recordings, list) else [recordings]:
+            if not Path(path).is_file():
+                raise FileNotFoundError(f"attention.movies.{movie}.gaze: gaze file {path} does not exist")
+    return {m: movies[m] for m in names}
+
+
+def _stimulus(movie: str, spec: Mapping[str, Any], stimuli, out: Path, grid: Sequence[int]) -> Path:
+    """The stimulus store of ``movie``: given (a store, a folder of them, frames) or rendered/ingested to ``out``."""
+    from psybench.attention.ingest import ingest_frames
+    from psybench.attention.stimuli import write_movie_store
+
+    given = stimuli.get(movie) if isinstance(stimuli, Mapping) else None
+    if stimuli is not None and not isinstance(stimuli, Mapping):
+        path = Path(stimuli) / f"{movie}.zarr"
+        if not path.exists():
+            raise FileNotFoundError(f"stimulus store {path} is missing (stimuli={os.fspath(stimuli)!r} must hold "
+                                    f"a store of every movie of attention.pairs)")
+        return path
+    if isinstance(given, (str, os.PathLike)):
+        if not Path(given).exists():
+            raise FileNotFoundError(f"stimulus store {given} of movie {movie!r} does not exist")
+        return Path(given)
+    if given is not None:
+        frames, info = (given.get("frames"), given) if isinstance(given, Mapping) else (given, {})
+        return ingest_frames(frames, out, frames_per_s=info.get("frames_per_s", spec.get("frames_per_s")),
+                             grid=tuple(grid), px_per_deg=info.get("px_per_deg", spec.get("px_per_deg")), name=movie)
+    return write_movie_store(movie, spec, out, grid=grid)
+
+
+def score_attention(
+    entry: Mapping[str, Any],
+    spec: ModelSpec,
+    cfg: Mapping[str, Any],
+    experiment: str | None,
+    work: Path,
+    *,
+    stimuli=None,
+    gaze: Mapping[str, Any] | None = None,
+    threads: int = 1,
+    progress,
+) -> pd.DataFrame:
+    """Score one saliency model on the attention track; its rows of ``results/aggregate/scores_attention.csv``.
+
+    Parameters
+    ----------
+    entry : mapping
+        The model's entry (``name``, ``algorithm`` or ``callable``, ``params``, optional ``L``).
+    spec : ModelSpec
+        ``entry`` resolved (:func:`psybench.registry.resolve_model`, track attention).
+    cfg : mapping
+        A validated config with its defaults filled; its ``attention`` section gives
+        the movies, pairs and settings.
+    experiment : {None, 'table1', 'saliency_metrics'}
+        Only the Table 1 rows, or only the saliency metrics' rows (the other stage is skipped).
+    work : Path
+        Where the stores and tables are written.
+    stimuli : path or mapping, optional
+        A folder of stimulus stores (a run's ``results/attention/stimuli``), or per
+        movie a store path, an array of frames, shape (T, H, W) or (T, H, W, 3)
+        (frame rate from ``attention.movies.<movie>.frames_per_s``), or a mapping
+        ``{"frames": array, "frames_per_s": fps, "px_per_deg": ppd}``. Movies not in
+        the config are added (name them in ``attention.pairs``).
+    gaze : mapping, optional
+        Per movie, recordings replacing its configured gaze: a file or list of files
+        (read with its ``gaze_format``), or a DataFrame of raw samples with columns
+        ``subject, t`` (ms from movie onset), ``x, y`` (movie pixels) and optional ``valid``.
+    threads : int
+        Workers of the feature computation (results do not depend on it).
+    progress : psybench.api._Steps
+        Counts the stages.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`psybench.aggregate.table.SCORE_COLUMNS`: the Table 1 rows
+        (model = the model's name, metric ``median_rp_<group>``) and the metrics rows
+        (model ``"<name> L=<L> untuned|tuned"``), experiment ``<train>_on_<test>``.
+    """
+    from psybench.attention.features import write_feature_store
+    from psybench.attention.gaze import write_gaze_table
+    from psybench.attention.metrics import run_metrics
+    from psybench.attention.score_rows import score_rows
+    from psybench.attention.table1 import gather_evaluation, run_control_scanpaths, run_evaluation_part
+
+    if experiment is not None and experiment not in EXPERIMENTS:
+        raise ValueError(f"unknown attention experiment {experiment!r}; known: {list(EXPERIMENTS)}")
+    section = copy.deepcopy(dict(cfg["attention"]))
+    model = attention_model(entry, spec, section)
+    specs = _movie_specs(section, stimuli, gaze, work / "inputs")
+    pairs = [tuple(p) for p in section["pairs"]]
+    trains = list(dict.fromkeys(tr for tr, _te in pairs))
+    ev = section["evaluation"]
+    table1, metrics = experiment in (None, "table1"), experiment in (None, "saliency_metrics")
+    progress.start(total=3 * len(specs) + table1 * (len(trains) * (1 + len(model.L)) + 1) + metrics + 1)
+    # the function itself when given as an object (its "module:qualname" may not be importable)
+    family = spec.algorithm.function if callable(entry.get("callable")) else spec.algorithm.name
+    key = feature_key(spec)
+    features, tables = {}, {}
+    for movie, movie_spec in specs.items():
+        store = _stimulus(movie, movie_spec, stimuli, work / "stimuli" / f"{movie}.zarr", section["grid"])
+        progress.step(f"stimulus {movie}")
+        tables[movie] = work / "gaze" / f"{movie}.csv"
+        write_gaze_table(movie, movie_spec, store, tables[movie])
+        progress.step(f"gaze {movie}")
+        features[movie] = work / "features" / key / f"{movie}.zarr"
+        write_feature_store(store, features[movie], model=family, chunk_frames=section["chunk_frames"],
+                            lags_ms=section["lags_ms"], num_workers=threads, **dict(spec.params))
+        progress.step(f"{spec.name} features on {movie}")
+    files = {}
+    if table1:
+        parts = []
+        for tr in trains:
+            scanpaths = work / "controls" / f"{tr}.csv"
+            run_control_scanpaths(tr, features[tr], tables[tr], out=scanpaths, **ev)  # the rule's next job
+            scanpaths = scanpaths.with_suffix(".parquet")  # reads the Parquet sibling, as rules/attention.smk does
+            progress.step(f"control scanpaths of {tr}")
+            movies = list(dict.fromkeys([tr, *(te for t, te in pairs if t == tr)]))
+            for row in model.rows():
+                base = work / "evaluate" / model.name / f"L{row['L']}" / tr
+                part = {**row, "train": tr, "table": base / "table.csv", "curves": base / "curves.csv"}
+                run_evaluation_part({m: features[m] for m in movies}, tables, scanpaths=scanpaths, model=row,
+                                    train=tr, pairs=pairs, table_path=part["table"], curves_path=part["curves"],
+                                    lags_ms=section["lags_ms"], **ev)
+                parts.append(part)
+                progress.step(f"Table 1 of {model.name} L={row['L']} trained on {tr}")
+        files["table1"] = work / "attention" / "table1.csv"
+        gather_evaluation(parts, models=model.rows(), pairs=pairs, table_path=files["table1"],
+                          curves_path=work / "attention" / "curves.csv", figure_path=work / TABLE1_FIGURE)
+        progress.step("Table 1")
+    if metrics:
+        files["metrics"] = work / "attention" / "metrics.csv"
+        run_metrics({m: {model.name: features[m]} for m in specs}, tables, models=model.rows(), pairs=pairs,
+                    out=files["metrics"], **metrics_settings(section))
+        progress.step("saliency metrics")
+    rows = score_rows(**files, table1_figure=TABLE1_FIGURE if table1 else None, results_root=work)
+    progress.step("score rows")
+    return rows.reset_index(drop=True)
