@@ -18,10 +18,10 @@ V1 (Tlapale et al. 2010 eq. for p1; Bayerl & Neumann 2004 eqs. 1-3)
     ``a1 = S (1 + C r2)``: feedback only amplifies existing input, and the divisive
     (shunting) normalisation over the velocity space is the velocity-space inhibition.
 MT (Tlapale et al. 2010 eq. for p2)
-    ``tau_2 dr2/dt = -r2 + (G_mt * r1) / sigma_2 + D sum_y w(x, y) (r2(y) - r2(x))``
-    with larger spatial pooling ``G_mt``, and lateral diffusion between neighbouring
-    cells gated by luminance similarity ``w(x, y) = G(x - y) g(|I(x) - I(y)|)``,
-    ``g(d) = exp(-d^2 / (2 sigma_I^2))`` (Tlapale's luminance-gated diffusion).
+    ``tau_2 dr2/dt = -r2 + (G_mt * K r1) / sigma_2 + D sum_y w(x, y) (r2(y) - r2(x))``
+    with larger spatial pooling ``G_mt``, pooling ``K`` over neighbouring directions
+    (see Units), and lateral diffusion gated by luminance similarity
+    ``w(x, y) = G(x - y) g(|I(x) - I(y)|)``, ``g(d) = exp(-d^2 / (2 sigma_I^2))`` (Tlapale's gated diffusion).
     Centre-surround divisive normalisation of MT's output:
     ``m = r2 / (1 + (s / A_50)^n)``, where the surround pool ``s`` is the stimulated
     area (deg^2) seen through a wide peak-1 Gaussian window ``G_surround`` and lags
