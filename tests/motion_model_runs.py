@@ -47,3 +47,29 @@ def verdict(experiment: str, spec, stimuli: dict[str, Stimulus], display: Displa
     readouts = {name: readout(spec, s, display) for name, s in stimuli.items()}
     row, _ = SCORERS[experiment](spec.name, readouts, merge_criteria())
     return row
+
+
+def translating_texture(display: Display, direction_deg: float, speed_deg_s: float, n_frames: int, *,
+                        sigma_px: float = 2.0, contrast: float = 0.2, seed: int = 0) -> np.ndarray:
+    """A full-field random texture translating rigidly: one true velocity everywhere (analytic ground truth).
+
+    Periodic white noise low-passed by a Gaussian of ``sigma_px``, scaled to an RMS
+    contrast ``contrast`` about ``display.background``, and shifted to each frame by
+    an exact Fourier phase shift (frame ``i`` = frame 0 moved by ``i`` times the
+    velocity, sub-pixel exactly; no edges, no aperture). Not a benchmark stimulus:
+    it has no aperture problem, so any direction error is the model's or its grid's.
+
+    Returns
+    -------
+    ndarray, shape (n_frames, H, W), float32
+    """
+    h, w = display.height_px, display.width_px
+    ky, kx = np.fft.fftfreq(h)[:, None], np.fft.fftfreq(w)[None, :]
+    noise = np.random.default_rng(seed).standard_normal((h, w))
+    spec = np.fft.fft2(noise) * np.exp(-2 * np.pi**2 * sigma_px**2 * (kx**2 + ky**2))
+    base = np.fft.ifft2(spec).real
+    scale = contrast / base.std()
+    s = speed_deg_s * display.px_per_deg / display.frames_per_s
+    u, v = s * np.cos(np.radians(direction_deg)), -s * np.sin(np.radians(direction_deg))  # image y points down
+    frames = [np.fft.ifft2(spec * np.exp(-2j * np.pi * (kx * u + ky * v) * i)).real for i in range(n_frames)]
+    return (display.background * (1.0 + (np.array(frames) - base.mean()) * scale)).astype(np.float32)

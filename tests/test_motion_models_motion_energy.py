@@ -7,8 +7,9 @@ curve peaking at its preferred velocity (SH98 figs. 6-7).
 
 import numpy as np
 import pytest
+from motion_model_runs import translating_texture
 
-from psybench.motion.display import Display, direction_deg
+from psybench.motion.display import Display, direction_deg, wrap_deg
 from psybench.motion.models.motion_energy import (
     flow_from_distribution,
     simoncelli_heeger,
@@ -146,3 +147,20 @@ def test_bad_parameters_name_the_key(bad):
     key = next(iter(bad))
     with pytest.raises(ValueError, match=key):
         next(simoncelli_heeger(iter([grating(4, 48, 16, 0.8, 0)]), display=DISPLAY, **bad))
+
+
+def test_texture_direction_does_not_snap_to_the_velocity_grid():
+    """Issue 12: a rigid 10-deg/s texture moving at 0, 5, ..., 45 deg (the MT grid has a unit every 30 deg).
+
+    Same bound as tlapale_v1mt's (tests/test_motion_models_v1mt.py): 5 deg, a sixth of the
+    grid spacing; a snapping population errs by up to 15 deg. SH98's MT is feedforward
+    (no loop to sharpen the population) and eq. 2 is a population vector: measured <= 1.4 deg.
+    """
+    display = Display(width_px=64, height_px=64)
+    errors = []
+    for direction in range(0, 50, 5):
+        frames = translating_texture(display, direction, 10.0, 30)
+        outs = simoncelli_heeger((frames[i:i + 16] for i in range(0, 30, 16)), display=display, return_p=False)
+        flow = np.concatenate([o["flow"] for o in outs])[-10:].reshape(-1, 2).mean(axis=0)
+        errors.append(wrap_deg(direction_deg(flow[0], flow[1]) - direction))
+    assert np.abs(errors).max() < 5.0, np.round(errors, 1)

@@ -16,7 +16,9 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-__all__ = ["gaussian_kernel", "correlate_x", "correlate_y", "gaussian_matrix", "channel_mix", "downsample_frames"]
+__all__ = [
+    "gaussian_kernel", "correlate_x", "correlate_y", "gaussian_matrix", "channel_mix", "ring_mix", "downsample_frames",
+]
 
 _ONE = np.ones((1, 1), np.float32)
 
@@ -65,6 +67,27 @@ def channel_mix(matrix: np.ndarray, x: np.ndarray) -> np.ndarray:
     flat = np.ascontiguousarray(x.swapaxes(0, 1)).reshape(x.shape[1], -1)
     out = (matrix @ flat).reshape((matrix.shape[0], x.shape[0]) + x.shape[2:])
     return np.ascontiguousarray(out.swapaxes(0, 1))
+
+
+def ring_mix(ring: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Mix the directions of every speed ring of a polar population ``(h, 1 + S D, w)`` with ``ring`` ``(D, D)``.
+
+    Channel 0 (the zero velocity) is copied; channels ``1 + s D + j`` are ring ``s``,
+    direction ``j``. Equals :func:`channel_mix` with the block-diagonal ``(V, V)``
+    matrix of :func:`psybench.motion.population.direction_pooling` (tested) at about a
+    fifth of its multiply-adds: one ``(D, D)`` product over every ring, row and column,
+    by ``np.einsum``'s own loop, not BLAS: a ``(12, 12)`` by ``(12, N)`` product took
+    13 ms in OpenBLAS with 2 threads on the loaded shared machine against 0.75 ms.
+    """
+    h, nv, w = x.shape
+    nd = ring.shape[0]
+    rings = x[:, 1:].reshape(h, (nv - 1) // nd, nd, w)
+    flat = np.ascontiguousarray(rings.transpose(2, 0, 1, 3)).reshape(nd, -1)  # (D, h S w)
+    mixed = np.einsum("ij,jn->in", ring, flat).reshape(nd, h, (nv - 1) // nd, w)
+    out = np.empty_like(x)
+    out[:, 0] = x[:, 0]
+    out[:, 1:] = mixed.transpose(1, 2, 0, 3).reshape(h, nv - 1, w)
+    return out
 
 
 def gaussian_matrix(n: int, sigma: float, truncate: float = 3.0) -> np.ndarray:

@@ -18,10 +18,10 @@ V1 (Tlapale et al. 2010 eq. for p1; Bayerl & Neumann 2004 eqs. 1-3)
     ``a1 = S (1 + C r2)``: feedback only amplifies existing input, and the divisive
     (shunting) normalisation over the velocity space is the velocity-space inhibition.
 MT (Tlapale et al. 2010 eq. for p2)
-    ``tau_2 dr2/dt = -r2 + (G_mt * r1) / sigma_2 + D sum_y w(x, y) (r2(y) - r2(x))``
-    with larger spatial pooling ``G_mt``, and lateral diffusion between neighbouring
-    cells gated by luminance similarity ``w(x, y) = G(x - y) g(|I(x) - I(y)|)``,
-    ``g(d) = exp(-d^2 / (2 sigma_I^2))`` (Tlapale's luminance-gated diffusion).
+    ``tau_2 dr2/dt = -r2 + (G_mt * K r1) / sigma_2 + D sum_y w(x, y) (r2(y) - r2(x))``
+    with larger spatial pooling ``G_mt``, pooling ``K`` over neighbouring directions
+    (see Units), and lateral diffusion gated by luminance similarity
+    ``w(x, y) = G(x - y) g(|I(x) - I(y)|)``, ``g(d) = exp(-d^2 / (2 sigma_I^2))`` (Tlapale's gated diffusion).
     Centre-surround divisive normalisation of MT's output:
     ``m = r2 / (1 + (s / A_50)^n)``, where the surround pool ``s`` is the stimulated
     area (deg^2) seen through a wide peak-1 Gaussian window ``G_surround`` and lags
@@ -41,8 +41,9 @@ angle and every speed of the velocity grid in deg/s, converted with the display
 (px/deg, frames/s), so the same physical stimulus gives the same response at
 any frame rate (up to the sampling of the lag and of the drive). MT pools V1
 over neighbouring directions (Bayerl & Neumann 2004's velocity-space
-integration; :func:`direction_pooling`) so that eq. 2 decodes directions between
-the grid's continuously.
+integration; :func:`direction_pooling`, by default as wide as the grid spacing):
+without it the feedback loop with the exponent-2 competition is winner-take-all
+on the grid, and a motion between grid directions snaps to a grid unit.
 
 References
 ----------
@@ -115,8 +116,8 @@ class _V1MT:
         self.diff = p["diffusion_per_ms"] * p["tau_mt_ms"]
         nv = len(self.vel)
         n_dir = int(p["n_velocity_directions"])
-        self.pool_v = direction_pooling((nv - 1) // n_dir, n_dir, p["direction_pooling_deg"]).astype(np.float32)
-        self.pool_identity = bool(np.array_equal(self.pool_v, np.eye(nv)))
+        pool_v = direction_pooling((nv - 1) // n_dir, n_dir, p["direction_pooling_deg"])
+        self.pool_ring = None if np.array_equal(pool_v, np.eye(nv)) else pool_v[1:1 + n_dir, 1:1 + n_dir].copy()
         h, w = shape
         # state in the (h, V, w) layout of psybench.motion.models.filters (one OpenCV call per blur axis)
         self.r1 = np.zeros((h, nv, w), np.float32)
@@ -206,7 +207,7 @@ class _V1MT:
             r1 -= t1  # r1 = t1 + (r1 - t1) e1
             r1 *= self.e1
             r1 += t1
-            across = r1 if self.pool_identity else filters.channel_mix(self.pool_v, r1)
+            across = r1 if self.pool_ring is None else filters.ring_mix(self.pool_ring, r1)
             pooled = across.copy() if self.mt_kernel is None else filters.correlate_y(
                 filters.correlate_x(across, self.mt_kernel), self.mt_kernel)
             if self.surround_on:
@@ -225,7 +226,6 @@ class _V1MT:
         """``p = m + r0`` (None unless ``with_p``) and its eq. 2 flow on the model grid, (h, w, V) and (h, w, 2).
 
         ``m`` is the surround-normalised MT output.
-
         The flow is ``sum_v m v / (sum_v m + V r0)``, equal to eq. 2 of ``p``
         because the velocity grid is symmetric (``sum_v v = 0``) but without its
         rounding residue where MT is silent (there the flow is exactly 0).
@@ -265,7 +265,7 @@ def tlapale_v1mt(
     match_downsample: int = 2,
     speeds_deg_s: tuple = _SPEEDS_DEG_S,
     n_velocity_directions: int = 12,
-    direction_pooling_deg: float = 0.0,
+    direction_pooling_deg: float = 30.0,
     lag_ms: float = 40.0,
     match_sigma_deg: float = 0.125,
     beta: float = 4.0,
@@ -304,7 +304,8 @@ def tlapale_v1mt(
         ``display``) x ``n_velocity_directions``.
     direction_pooling_deg : float
         Standard deviation (deg) of MT's pooling of V1 over neighbouring directions
-        (:func:`direction_pooling`); 0 pools no direction but its own.
+        (:func:`direction_pooling`); 30 = the spacing of 12 grid directions (no
+        snapping to the grid); 0 pools no direction but its own (the published structure).
     lag_ms : float
         Temporal baseline ``m`` of the correlation input (ms).
     match_sigma_deg : float

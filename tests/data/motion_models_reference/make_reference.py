@@ -17,11 +17,13 @@ from psybench.motion.stimuli import render_diamond
 from psybench.registry import resolve_model
 
 DISPLAY = Display(width_px=96, height_px=96)
+# the reference was recorded before issue 12 made MT's direction pooling the default: the
+# tlapale entries give it as it was then (off), so the flows still compare code with code
 MODELS = {
     "simoncelli_heeger": {},
-    "tlapale_v1mt": {},
-    "tlapale_v1mt_nofeedback": {"feedback_gain": 0.0},
-    "tlapale_v1mt_nosurround": {"surround_area_deg2": 1.0e9},
+    "tlapale_v1mt": {"direction_pooling_deg": 0.0},
+    "tlapale_v1mt_nofeedback": {"feedback_gain": 0.0, "direction_pooling_deg": 0.0},
+    "tlapale_v1mt_nosurround": {"surround_area_deg2": 1.0e9, "direction_pooling_deg": 0.0},
 }
 
 
