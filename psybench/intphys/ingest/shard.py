@@ -119,8 +119,8 @@ def ingest_shard(
               "y": Coordinate(np.arange(H), "px", long_name="image row, downwards"),
               "x": Coordinate(np.arange(W), "px", long_name="image column, rightwards")}
     write_store_stream(
-        out_store, specs, _decoded_blocks(movies, jobs, T, H, W, threads=threads, prefetch=k), store_attrs,
-        coords=coords,
+        out_store, specs, _decoded_blocks(movies, jobs, T, H, W, threads=threads, unit=s), store_attrs,
+        coords=coords, zero_copy=True,  # the decoders fill whole shards in place: none is copied
     )
     write_table(table, out_table)
     return table
