@@ -1,11 +1,15 @@
 """Whole shards encoded in one pass are the bytes zarr-python itself writes (zarr as the oracle)."""
+import hashlib
+import json
+
 import numpy as np
 import pytest
 import zarr
 from zarr.codecs import BloscCodec
 
+from psybench.io.filecheck import FileCheckError, check_files
 from psybench.io.shard_codec import shard_encoder, shard_writer
-from psybench.io.store import StreamSpec, open_store, write_store_stream
+from psybench.io.store import StoreError, StreamSpec, open_store, verify_store, write_store_stream
 
 
 def _files(root):
@@ -63,3 +67,24 @@ def test_stream_zero_copy_same_store(tmp_path):
     write_store_stream(tmp_path / "ragged.zarr", spec, iter(ragged), {"k": 1}, zero_copy=True)
     assert _files(tmp_path / "borrow.zarr") == _files(tmp_path / "copy.zarr") == _files(tmp_path / "ragged.zarr")
     np.testing.assert_array_equal(np.asarray(open_store(tmp_path / "borrow.zarr", deep=True)["d"]), data)
+
+
+def test_manifest_hashed_from_memory_matches_disk_and_catches_a_flipped_byte(tmp_path):
+    """Shard files are hashed from the writer's memory, not read back: the manifest still equals the disk
+    (check_files re-hashes every file) and a byte flipped afterwards is reported, naming the file."""
+    data = np.random.default_rng(2).integers(0, 4, (6, 3, 8, 8, 3)).astype(np.uint8)
+    spec = {"s": StreamSpec(data.shape, np.uint8, ("movie", "t", "y", "x", "c"), chunks=(1, 3, 8, 8, 3),
+                            shards=(2, 3, 8, 8, 3))}
+    path = write_store_stream(tmp_path / "s.zarr", spec, iter([{"s": data[i: i + 2]} for i in range(0, 6, 2)]),
+                              zero_copy=True)
+    check_files(path)
+    listed = json.loads((path / ".psybench-files" / "zarr.json").read_text())["attributes"]["files"]
+    shard = path / "s" / "c" / "1" / "0" / "0" / "0" / "0"
+    assert listed["s/c/1/0/0/0/0"]["sha256"] == hashlib.sha256(shard.read_bytes()).hexdigest()
+    raw = bytearray(shard.read_bytes())
+    raw[len(raw) // 2] ^= 0x01
+    shard.write_bytes(bytes(raw))
+    with pytest.raises(FileCheckError, match=r"s/c/1/0/0/0/0 does not match its checksum"):
+        check_files(path)
+    with pytest.raises(StoreError, match=r"s/c/1/0/0/0/0"):
+        verify_store(path)

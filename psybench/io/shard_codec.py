@@ -18,6 +18,7 @@ module knows is left to zarr (:func:`shard_encoder` returns None).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -97,21 +98,27 @@ def shard_encoder(arr) -> Callable[[np.ndarray], bytes] | None:
     return encode
 
 
-def shard_writer(arr, array_dir) -> Callable[[int, np.ndarray], None] | None:
-    """``write(start, slab)``: the shard file of rows ``start...`` of ``arr`` under ``array_dir``, or None.
+def shard_writer(arr, array_dir) -> Callable[[int, np.ndarray], tuple[str, str]] | None:
+    """``write(start, slab) -> (key, sha256)``: the shard file of rows ``start...`` of ``arr``, or None.
 
-    ``start`` is a multiple of the shard's first extent; the file is the one zarr
-    would write for ``arr[start: start + len(slab)] = slab`` (its chunk key, its
-    bytes), written in one call. None when :func:`shard_encoder` is.
+    ``start`` is a multiple of the shard's first extent; the file, under
+    ``array_dir``, is the one zarr would write for ``arr[start: start + len(slab)] =
+    slab`` (its chunk key, its bytes), written in one call. Returns its key
+    (relative to ``array_dir``) and the SHA-256 of the bytes written, hashed from
+    memory (:func:`psybench.io.filecheck.record_files` ``known``). None when
+    :func:`shard_encoder` is.
     """
     encode = shard_encoder(arr)
     if encode is None:
         return None
     rows, rest = arr.shards[0], (0,) * (len(arr.shape) - 1)
 
-    def write(start: int, slab: np.ndarray) -> None:
-        path = Path(array_dir) / arr.metadata.encode_chunk_key((start // rows, *rest))
+    def write(start: int, slab: np.ndarray) -> tuple[str, str]:
+        key = arr.metadata.encode_chunk_key((start // rows, *rest))
+        path = Path(array_dir) / key
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(encode(slab))
+        data = encode(slab)
+        path.write_bytes(data)
+        return key, hashlib.sha256(data).hexdigest()
 
     return write

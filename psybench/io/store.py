@@ -344,7 +344,8 @@ def write_store_stream(
 
         def put(st, start, slab):  # one storage unit: write and digest it (zstd and hashlib release the GIL)
             if st["write"]:  # a whole shard, compressed from this memory in one pass (psybench.io.shard_codec)
-                st["write"](start, slab)
+                key, sha = st["write"](start, slab)
+                known[f"{st['arr'].path}/{key}"] = sha  # for the file manifest: not read back
             else:
                 st["arr"][start: start + slab.shape[0]] = slab
             return digest_block(slab)
@@ -380,6 +381,7 @@ def write_store_stream(
                     submit(st)
 
         # each array's writes and digests run on a writer thread while the next blocks are produced
+        known: dict[str, str] = {}
         with ThreadPoolExecutor(max(1, len(state)), thread_name_prefix="store-writer") as writer:
             for block in blocks:
                 for name, values in block.items():
@@ -409,5 +411,5 @@ def write_store_stream(
         manifest["complete"] = True
         group.attrs[MANIFEST_KEY] = manifest
         consolidate(tmp)
-        record_files(tmp)  # last: lists every file, the group's zarr.json with its manifest included
+        record_files(tmp, known)  # last: lists every file, the group's zarr.json with its manifest included
     return path
