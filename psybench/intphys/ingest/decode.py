@@ -196,7 +196,7 @@ def _decoded_blocks(movies, jobs, T, H, W, *, threads: int, unit: int = 1):
     unit = max(1, min(int(unit), n))
     n_units = -(-n // unit)
     sets = [_movie_buffers(unit, T, H, W) for _ in range(min(3, n_units))]
-    with ThreadPoolExecutor(max(1, int(threads))) as pool:
+    with ThreadPoolExecutor(max(1, int(threads)), thread_name_prefix="decode") as pool:
 
         def start(u):
             bufs, lo = sets[u % len(sets)], u * unit
