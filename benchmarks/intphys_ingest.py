@@ -9,6 +9,9 @@ Usage: python benchmarks/intphys_ingest.py [--movies 10 50 200] [--size 288] [--
    this run, on the first shard, as the median of ``--repeats`` interleaved pairs
    (the machine may be shared: the load average is printed, and the CPU-time ratio,
    which bounds the wall-time one when every core is busy); target ratio >= 0.8.
+   Then one more ingest with its CPU seconds per kind of thread (decoders, the
+   writers that compress, hash and write the shards, the main thread, zarr's),
+   next to the CPU seconds of plain decoding: where the time goes.
 2. Peak RSS of a fresh child process (``VmHWM`` of the child itself, read in it
    from ``/proc/self/status``; ``ru_maxrss`` would report the parent's peak, which
    it inherits at fork and keeps across exec) that ingests every shard of a split of N movies, one
@@ -37,6 +40,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -154,6 +158,16 @@ def main(argv=None):
               "bound when every core is busy)")
         print(f"FIGURE intphys_ingest_vs_imread {wall_ratio:.2f} x")
         print(f"FIGURE intphys_ingest_vs_imread_cpu {cpu_ratio:.2f} x")
+        c = time.process_time()
+        with ThreadPoolExecutor(args.threads) as ex:
+            list(ex.map(read, files))
+        ref_cpu = time.process_time() - c
+        stages = _thread_cpu(lambda: ingest_shard(split_root, "train", tmp / "st.zarr", tmp / "st.csv", shard=0,
+                                                  shard_size=n_tp, threads=args.threads))
+        shutil.rmtree(tmp / "st.zarr")
+        print(f"  where ingest's CPU goes (one more run, CPU s per thread; plain decoding took {ref_cpu:.2f} s):")
+        for name, sec in stages.items():
+            print(f"    {name:58s} {sec:6.2f} s  ({sec / ref_cpu:4.2f} x plain decoding)")
 
         # --- 2. peak RSS of fresh children, per split size
         print(f"peak RSS of a fresh child process (shards of {args.shard_size} movies, one after the other):")
@@ -188,6 +202,43 @@ def main(argv=None):
             print(f"  {nodes:3d} node(s): {waves} wave(s) x {t_shard:.1f} s = {waves * t_shard / 60:7.1f} min "
                   "(ingest; disk bandwidth not modelled)")
             print(f"FIGURE intphys_15k_ingest_{nodes}_nodes {waves * t_shard / 60:.1f} min")
+
+
+_STAGES = {"decode": "decode (PNG -> shard buffers, depth to mm)", "store-writer": "compress, SHA-256, write",
+           "MainThread": "metadata, stream bookkeeping"}
+
+
+def _thread_cpu(run) -> dict:
+    """CPU seconds of each kind of thread of this process during ``run()`` (sampled from /proc every 20 ms)."""
+    names, cpu, done = {}, {}, threading.Event()
+    tick = os.sysconf("SC_CLK_TCK")
+
+    def sample():
+        while not done.is_set():
+            names.update((t.native_id, t.name) for t in threading.enumerate())
+            for tid in os.listdir("/proc/self/task"):
+                try:
+                    fields = Path(f"/proc/self/task/{tid}/stat").read_text().rsplit(")", 1)[1].split()
+                except OSError:
+                    continue  # the thread has just ended: its last sample stands
+                cpu[int(tid)] = (int(fields[11]) + int(fields[12])) / tick
+            done.wait(0.02)
+
+    sampler = threading.Thread(target=sample, name="sampler")
+    sampler.start()
+    time.sleep(0.1)
+    before = dict(cpu)
+    run()
+    time.sleep(0.05)
+    done.set()
+    sampler.join()
+    out = dict.fromkeys(_STAGES.values(), 0.0)
+    for tid, sec in cpu.items():
+        kind = names.get(tid, "?").split("_")[0]  # ThreadPoolExecutor names its threads <prefix>_<i>
+        if kind != "sampler":
+            label = _STAGES.get(kind, "other (zarr's threads, tables)")
+            out[label] = out.get(label, 0.0) + sec - before.get(tid, 0.0)
+    return out
 
 
 def _replicate_into(src_train: Path, dst_train: Path, n: int, unique: int) -> None:

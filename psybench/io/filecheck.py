@@ -26,7 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from psybench.io.inputs import iter_files
@@ -55,21 +55,27 @@ def _walk(root: Path) -> list[str]:
     return sorted(name for name, _ in iter_files(root, skip=_IGNORED_PREFIXES))
 
 
-def _write_manifest(manifest: Path, base: Path, names: Iterable[str]) -> None:
+def _write_manifest(manifest: Path, base: Path, names: Iterable[str], known: Mapping[str, str] | None = None) -> None:
     entries = {}
     for name in names:
         st = (base / name).stat()
-        entries[name] = {"size": st.st_size, "sha256": _sha256(base / name)}
+        entries[name] = {"size": st.st_size, "sha256": (known or {}).get(name) or _sha256(base / name)}
     doc = {"zarr_format": 3, "node_type": "group", "attributes": {"files": entries}}
     manifest.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
 
 
-def record_files(root: str | os.PathLike) -> Path:
-    """List every file below the directory ``root`` in ``root/.psybench-files/zarr.json``; return its path."""
+def record_files(root: str | os.PathLike, known: Mapping[str, str] | None = None) -> Path:
+    """List every file below the directory ``root`` in ``root/.psybench-files/zarr.json``; return its path.
+
+    ``known`` maps relative POSIX paths to the SHA-256 of the bytes the writer wrote
+    there, hashed from its memory (those files are not read back: the manifest holds
+    what was meant to be on disk, so a write that went wrong is reported by the
+    next check); every other file is hashed from disk.
+    """
     root = Path(root)
     manifest = _store_manifest(root)
     manifest.parent.mkdir(exist_ok=True)
-    _write_manifest(manifest, root, _walk(root))
+    _write_manifest(manifest, root, _walk(root), known)
     return manifest
 
 

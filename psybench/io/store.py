@@ -53,6 +53,7 @@ from psybench.io.integrity import (
     quarantine_damaged,
     verify_store,
 )
+from psybench.io.shard_codec import shard_writer
 
 __all__ = [
     "ArraySpec",
@@ -280,6 +281,7 @@ def write_store_stream(
     *,
     check: Any = None,
     coords: Mapping[str, Coordinate] | None = None,
+    zero_copy: bool = False,
 ) -> Path:
     """Write arrays filled by an iterator of blocks, atomically, in bounded memory.
 
@@ -297,6 +299,10 @@ def write_store_stream(
         (e.g. to validate a user model's output); it raises to abort.
     coords : mapping of str to Coordinate, optional
         Coordinates with units of the arrays' dimensions.
+    zero_copy : bool
+        A block that is exactly one whole storage unit (or the array's last, shorter
+        one) is written from the caller's memory instead of being copied: the caller
+        must leave it unchanged until it requests the block after the next one.
 
     Notes
     -----
@@ -330,22 +336,29 @@ def write_store_stream(
             # digests and writes per storage unit (a shard, or a chunk), as write_store and verify_store do
             unit = shards or chunks
             state[name] = {"arr": arr, "bufs": [None, None], "cur": 0, "fill": 0, "written": 0, "digests": [],
-                           "n": unit[0], "pending": None}
+                           "n": unit[0], "pending": None, "write": shards and shard_writer(arr, tmp / name)}
             manifest["arrays"][name] = {
                 "shape": list(shape), "dtype": str(dtype), "chunks": list(chunks),
                 "shards": list(shards) if shards else None, "dims": list(spec.dims),
             }
 
-        def put(st, start, slab):  # one storage unit: write and digest it (zarr's codecs and hashlib release the GIL)
-            st["arr"][start: start + slab.shape[0]] = slab
+        def put(st, start, slab):  # one storage unit: write and digest it (zstd and hashlib release the GIL)
+            if st["write"]:  # a whole shard, compressed from this memory in one pass (psybench.io.shard_codec)
+                key, sha = st["write"](start, slab)
+                known[f"{st['arr'].path}/{key}"] = sha  # for the file manifest: not read back
+            else:
+                st["arr"][start: start + slab.shape[0]] = slab
             return digest_block(slab)
 
-        def submit(st):
-            """Hand the filled unit buffer to the writer thread; continue filling the other one."""
+        def submit(st, borrowed=None):
+            """Hand the filled unit buffer (or a caller's whole unit) to the writer thread; fill the other one."""
             if st["pending"] is not None:  # at most one unit in flight per array: memory stays bounded
                 st["digests"].append(st["pending"].result())
                 st["pending"] = None
-            if st["fill"]:
+            if borrowed is not None:
+                st["pending"] = writer.submit(put, st, st["written"], borrowed)
+                st["written"] += borrowed.shape[0]
+            elif st["fill"]:
                 st["pending"] = writer.submit(put, st, st["written"], st["bufs"][st["cur"]][: st["fill"]])
                 st["written"] += st["fill"]
                 st["cur"], st["fill"] = 1 - st["cur"], 0
@@ -353,6 +366,8 @@ def write_store_stream(
         def feed(name, st, values):
             # two reusable unit buffers per array (one filled here, one being written): no fresh pages per unit
             values = values.astype(specs[name].dtype, copy=False)
+            if zero_copy and not st["fill"] and values.shape[0] == min(st["n"], specs[name].shape[0] - st["written"]):
+                return submit(st, values)  # a whole unit: written from the caller's memory, no copy
             i = 0
             while i < values.shape[0]:
                 buf = st["bufs"][st["cur"]]
@@ -366,6 +381,7 @@ def write_store_stream(
                     submit(st)
 
         # each array's writes and digests run on a writer thread while the next blocks are produced
+        known: dict[str, str] = {}
         with ThreadPoolExecutor(max(1, len(state)), thread_name_prefix="store-writer") as writer:
             for block in blocks:
                 for name, values in block.items():
@@ -395,5 +411,5 @@ def write_store_stream(
         manifest["complete"] = True
         group.attrs[MANIFEST_KEY] = manifest
         consolidate(tmp)
-        record_files(tmp)  # last: lists every file, the group's zarr.json with its manifest included
+        record_files(tmp, known)  # last: lists every file, the group's zarr.json with its manifest included
     return path

@@ -27,10 +27,12 @@ of movies into one file (4 real movies), so a store of ``shard_size`` movies
 holds at most ``3 * ceil(shard_size / 4) + 4`` files at the real frame size
 (3 x 13 + 4 = 43 for 50 movies, 860 per 1,000 movies; one file per movie and
 array before: 3 x 50 + 4 = 154, 3,080 per 1,000). Movies are decoded by a pool of ``threads`` threads (OpenCV
-releases the GIL) into a fixed set of reused movie buffers and streamed into the store by
-:func:`psybench.io.store.write_store_stream`, which writes and hashes each full shard on a
-writer thread per array while the next fills, so decoding, hashing and writing overlap and
-memory is bounded by two shards per array and a few movies whatever the number of movies.
+releases the GIL) straight into three rotating sets of whole-shard buffers, which
+:func:`psybench.io.store.write_store_stream` (``zero_copy``) compresses
+(:mod:`psybench.io.shard_codec`: one pass, the bytes zarr writes), writes and hashes on a
+writer thread per array while the next shard is decoded, so decoding, hashing and writing
+overlap, no movie is copied on its way to the store, and memory is bounded by three shards
+whatever the number of movies.
 (``write_store`` with several Dask arrays mis-assigns its digests under dask 2026.8; the stream writer gives the same
 manifest.) The store attribute ``movies`` lists the movie ids in axis
 order. Movie ids are ``<block>/<index>/<run>`` for dev/test (the answer.txt

@@ -79,6 +79,8 @@ def frame_layout(movie_dir: str | os.PathLike) -> tuple[FrameLayout, int]:
 
 
 def _imread(path: Path, flags: int) -> np.ndarray:
+    # not cv2.imread(path, dst, flags) into the movie buffer: OpenCV 5 then reports neither a missing nor a
+    # corrupt file (dst is returned unchanged), and the copy it would save costs ~2 % of the decoding
     img = cv2.imread(str(path), flags)
     if img is None:
         if not path.exists():
@@ -164,8 +166,9 @@ def decode_movie(
     return scene, depth, masks, encoding
 
 
-def _movie_buffers(T: int, H: int, W: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    return np.empty((T, H, W, 3), np.uint8), np.empty((T, H, W), np.float32), np.empty((T, H, W), np.uint8)
+def _movie_buffers(*shape: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Scene, depth and masks arrays of ``shape`` (``(T, H, W)`` for one movie; a leading axis for several)."""
+    return np.empty((*shape, 3), np.uint8), np.empty(shape, np.float32), np.empty(shape, np.uint8)
 
 
 def _depth_encoding_of(movie_dir: Path, layout: FrameLayout) -> str:
@@ -174,41 +177,40 @@ def _depth_encoding_of(movie_dir: Path, layout: FrameLayout) -> str:
     return "uint16_inverse_mm" if img.dtype == np.uint16 else "uint8_max_depth"
 
 
-def _decoded_blocks(movies, jobs, T, H, W, *, threads: int, prefetch: int = 1):
-    """Yield ``{"scene", "depth", "masks"}`` blocks of one movie each, in order.
+def _decoded_blocks(movies, jobs, T, H, W, *, threads: int, unit: int = 1):
+    """Yield ``{"scene", "depth", "masks"}`` blocks of ``unit`` consecutive movies (the last may be shorter).
 
     ``jobs``: per movie, the keywords of :func:`decode_movie` (``max_depth``,
     ``layout``, ``mask_luts``).
 
     Movies are decoded by a pool of ``threads`` threads (cv2.imread releases the
-    GIL) with at most ``prefetch + threads`` movies in flight, into a fixed set of
-    reused movie buffers, so memory does not grow with the shard. A yielded block
-    is valid until the next one is requested (its buffer is then decoded into
-    again): the consumer copies it (as :func:`psybench.io.store.write_store_stream`
-    does into its storage unit).
+    GIL) straight into three rotating sets of ``unit``-movie buffers (one being
+    written by the consumer, one yielded, one decoded into ahead), so memory does
+    not grow with the shard and no movie is copied on its way to the store. A
+    yielded block is valid until the block after the next one is requested: the
+    contract of :func:`psybench.io.store.write_store_stream` with ``zero_copy``,
+    whose writer has finished with a unit by then.
     """
     cv2.setNumThreads(1)
-    threads = max(1, int(threads))
-    ahead = max(2 * threads, int(prefetch) + threads)
-    free = [_movie_buffers(T, H, W) for _ in range(min(ahead, len(movies)))]
-    with ThreadPoolExecutor(threads) as pool:
-        pending: deque = deque()
-        it = iter(zip(movies, jobs))
+    n = len(movies)
+    unit = max(1, min(int(unit), n))
+    n_units = -(-n // unit)
+    sets = [_movie_buffers(unit, T, H, W) for _ in range(min(3, n_units))]
+    with ThreadPoolExecutor(max(1, int(threads)), thread_name_prefix="decode") as pool:
 
-        def start(nxt):
-            buf = free.pop()
-            pending.append((buf, pool.submit(decode_movie, nxt[0].path, T, H, W, out=buf, **nxt[1])))
+        def start(u):
+            bufs, lo = sets[u % len(sets)], u * unit
+            return [pool.submit(decode_movie, movies[i].path, T, H, W, out=tuple(b[i - lo] for b in bufs), **jobs[i])
+                    for i in range(lo, min(n, lo + unit))]
 
-        for nxt in it:
-            start(nxt)
-            if not free:
-                break
-        while pending:
-            buf, fut = pending.popleft()
-            s, d, k, _enc = fut.result()
-            yield {"scene": s[None], "depth": d[None], "masks": k[None]}
-            free.append(buf)  # the consumer has copied the block
-            nxt = next(it, None)
-            if nxt is not None:
-                start(nxt)
+        pending = deque([start(0)])
+        for u in range(n_units):
+            if u + 1 < n_units:  # the set of unit u - 2 is free: the consumer asked for unit u
+                pending.append(start(u + 1))
+            futures = pending.popleft()
+            for f in futures:
+                f.result()
+            m = len(futures)
+            scene, depth, masks = sets[u % len(sets)]
+            yield {"scene": scene[:m], "depth": depth[:m], "masks": masks[:m]}
         # an exception above leaves the pool's remaining futures to finish and be dropped

@@ -24,10 +24,10 @@ __all__ = ["IntPhysConditionWarning", "ingest_shard", "merge_metadata"]
 _CHUNK_BYTES = 2**21  # ~2 MB of scene per storage chunk (zarr guidance: >= 1 MB)
 # Zarr v3 sharding codec: one file holds the chunks of as many whole movies as fill ~256 MB over the
 # three arrays (8 bytes per pixel: RGB 3 + float32 depth 4 + mask 1): 4 real 288 x 288 x 100 movies
-# (66 MB each) per file, so a 50-movie store holds 3 x 13 data files instead of 3 x 50. The writer
-# fills one shard per array while the previous one is written and hashed on a writer thread: the ingest
-# job's memory is ~ two shards (and the encoder's copies) plus the reused movie buffers in flight,
-# measured 1.25 GB at the real size, flat in the number of movies (1,247 MB at 50, 1,258 MB at 200).
+# (66 MB each) per file, so a 50-movie store holds 3 x 13 data files instead of 3 x 50. The decoders
+# fill one shard while the previous one is compressed, written and hashed on the writer threads, in
+# three rotating shard buffer sets: the ingest job's memory is ~ three shards (3 x 264 MB) and the
+# compressed bytes, flat in the number of movies (measured at the real size: 951 MB at 50, 991 MB at 200).
 _SHARD_BYTES = 2**28
 
 
@@ -119,8 +119,8 @@ def ingest_shard(
               "y": Coordinate(np.arange(H), "px", long_name="image row, downwards"),
               "x": Coordinate(np.arange(W), "px", long_name="image column, rightwards")}
     write_store_stream(
-        out_store, specs, _decoded_blocks(movies, jobs, T, H, W, threads=threads, prefetch=k), store_attrs,
-        coords=coords,
+        out_store, specs, _decoded_blocks(movies, jobs, T, H, W, threads=threads, unit=s), store_attrs,
+        coords=coords, zero_copy=True,  # the decoders fill whole shards in place: none is copied
     )
     write_table(table, out_table)
     return table
