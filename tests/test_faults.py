@@ -23,9 +23,10 @@ def aggregate_bytes(work: Path) -> dict[str, bytes]:
 
 def store_digests(work: Path, stage: str) -> dict[str, dict]:
     from psybench.io import verify_store
+    from psybench.io.integrity import array_digest
 
     return {
-        p.relative_to(work).as_posix(): {k: v["sha256"] for k, v in verify_store(p, deep=True)["arrays"].items()}
+        p.relative_to(work).as_posix(): {k: array_digest(v) for k, v in verify_store(p, deep=True)["arrays"].items()}
         for p in sorted((work / "results" / stage).rglob("*.zarr"))
         if ".tmp-" not in p.name
     }

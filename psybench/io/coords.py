@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import zarr
 
-from psybench.io.integrity import combine_digests, digest_block
+from psybench.io.integrity import BLOCK_DIGEST, combine_digests, digest_block
 
 __all__ = ["Coordinate", "write_coords", "consolidate"]
 
@@ -59,7 +59,7 @@ def write_coords(group: Any, coords: Mapping[str, Coordinate], dims_of: Mapping[
         arr[...] = values
         manifest["arrays"][name] = {"shape": list(values.shape), "dtype": str(values.dtype),
                                     "chunks": [max(1, len(values))], "shards": None, "dims": [dim],
-                                    "sha256": combine_digests([digest_block(values)])}
+                                    BLOCK_DIGEST: combine_digests([digest_block(values)])}
         if name != dim:
             aux.setdefault(dim, []).append(name)
     for arr_name, dims in dims_of.items():

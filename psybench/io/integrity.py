@@ -25,24 +25,44 @@ from typing import Any
 import dask
 import dask.array as da
 import numpy as np
+import xxhash
 import zarr
 
 from psybench.io.filecheck import FILES_NAME, FileCheckError, check_files, check_table, quick_check_files
 
 __all__ = ["StoreError", "MANIFEST_KEY", "FORMAT_VERSION", "verify_store", "quarantine_damaged", "digest_block",
-           "combine_digests", "open_group"]
+           "combine_digests", "open_group", "array_digest", "BLOCK_DIGEST"]
 
 MANIFEST_KEY = "psybench"
-FORMAT_VERSION = 2  # 2: with the file manifest .psybench-files
+FORMAT_VERSION = 3  # 2: with the file manifest .psybench-files; 3: arrays digested with xxh3_128
+BLOCK_DIGEST = "xxh3_128"  # the manifest key of an array's content digest (format 3 on)
 
 
 class StoreError(RuntimeError):
     """A store is missing, incomplete or corrupted; the message names its path."""
 
 
-def digest_block(block: np.ndarray) -> str:
-    """SHA-256 of the C-order bytes of ``block`` (hashed in place through the buffer protocol, no copy)."""
-    return hashlib.sha256(np.ascontiguousarray(block).reshape(-1).view(np.uint8)).hexdigest()
+def digest_block(block: np.ndarray, algorithm: str = "xxh3_128") -> str:
+    """Digest of the C-order bytes of ``block`` (hashed in place through the buffer protocol, no copy).
+
+    ``xxh3_128`` (the default, stores of format 3 on: a 128-bit non-cryptographic hash at
+    tens of GB/s, against 1.8 GB/s for SHA-256 with SHA-NI on the machine this was
+    measured on) detects accidental corruption as surely as SHA-256 does; ``sha256`` is
+    how stores of format 1-2 were digested. The files themselves are listed with their
+    SHA-256 in the file manifest (:mod:`psybench.io.filecheck`).
+    """
+    data = np.ascontiguousarray(block).reshape(-1).view(np.uint8)
+    if algorithm == "xxh3_128":
+        return xxhash.xxh3_128_hexdigest(data)
+    if algorithm == "sha256":
+        return hashlib.sha256(data).hexdigest()
+    raise ValueError(f"unknown block digest {algorithm!r}: xxh3_128 or sha256")
+
+
+def array_digest(meta: Mapping[str, Any]) -> tuple[str, str | None]:
+    """``(algorithm, combined digest)`` an array's manifest entry records (``xxh3_128`` from format 3 on)."""
+    algorithm = BLOCK_DIGEST if BLOCK_DIGEST in meta else "sha256"
+    return algorithm, meta.get(algorithm)
 
 
 def combine_digests(digests: Sequence[str]) -> str:
@@ -77,7 +97,7 @@ def verify_store(
     ----------
     path : path-like
     deep : bool or sequence of str
-        Re-read every chunk and compare the SHA-256 digest with the manifest:
+        Re-read every chunk and compare its digest with the manifest:
         for every array (``True``) or for the named arrays only (what a consumer
         reads), since a flipped byte can still decode to wrong values.
     files : bool
@@ -116,11 +136,14 @@ def verify_store(
         if deep is True or (not isinstance(deep, bool) and name in deep):
             unit = tuple(meta.get("shards") or meta["chunks"])
             darr = da.from_zarr(arr, chunks=unit)
+            algorithm, expected_digest = array_digest(meta)
             try:
-                digests = dask.compute(*[dask.delayed(digest_block)(b) for b in darr.to_delayed().ravel()])
+                digests = dask.compute(
+                    *[dask.delayed(digest_block)(b, algorithm) for b in darr.to_delayed().ravel()]
+                )
             except Exception as exc:
                 raise StoreError(f"store {path}: array {name!r} cannot be decoded ({exc})") from exc
-            if combine_digests(digests) != meta.get("sha256"):
+            if combine_digests(digests) != expected_digest:
                 raise StoreError(f"store {path}: array {name!r} does not match its checksum: corrupted")
     if files:
         _check_listed(path, manifest, content=True)

@@ -12,9 +12,9 @@ labelled and ready to plot, without listing the directory (where Snakemake's
 hold the caller's deterministic metadata (display mapping, stimulus and model parameters, code hash) under their own
 keys, plus a ``psybench`` manifest written last::
 
-    {"format": 2, "complete": true,
+    {"format": 3, "complete": true,
      "arrays": {name: {"shape": [...], "dtype": "float32", "chunks": [...],
-                       "dims": [...], "sha256": "<digest of the C-order data>"}}}
+                       "dims": [...], "xxh3_128": "<digest of the C-order data>"}}}
 
 Stores are built in a temporary sibling directory (``<name>.tmp-<pid>``, by
 :func:`psybench.io.atomic.atomic_output`) and renamed into place only once every
@@ -44,6 +44,7 @@ from psybench.io.atomic import atomic_output
 from psybench.io.coords import Coordinate, consolidate, write_coords
 from psybench.io.filecheck import record_files
 from psybench.io.integrity import (
+    BLOCK_DIGEST,
     FORMAT_VERSION,
     MANIFEST_KEY,
     StoreError,
@@ -223,7 +224,7 @@ def write_store(
                 [t for t, _ in tasks], [d for _, d in tasks], scheduler=scheduler, num_workers=num_workers
             )
             for name, digests in zip(names, digest_lists):
-                manifest["arrays"][name]["sha256"] = combine_digests(digests)
+                manifest["arrays"][name][BLOCK_DIGEST] = combine_digests(digests)
         write_coords(group, coords or {}, {n: arrays[n].dims for n in arrays}, manifest)
         manifest["complete"] = True
         group.attrs[MANIFEST_KEY] = manifest
@@ -406,7 +407,7 @@ def write_store_stream(
                     raise ValueError(
                         f"array {name!r}: stream gave {st['written']} rows, expected {specs[name].shape[0]}"
                     )
-                manifest["arrays"][name]["sha256"] = combine_digests(st["digests"])
+                manifest["arrays"][name][BLOCK_DIGEST] = combine_digests(st["digests"])
         write_coords(group, coords or {}, {n: specs[n].dims for n in specs}, manifest)
         manifest["complete"] = True
         group.attrs[MANIFEST_KEY] = manifest
