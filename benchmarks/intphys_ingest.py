@@ -204,7 +204,7 @@ def main(argv=None):
             print(f"FIGURE intphys_15k_ingest_{nodes}_nodes {waves * t_shard / 60:.1f} min")
 
 
-_STAGES = {"decode": "decode (PNG -> shard buffers, depth to mm)", "store-writer": "compress, digest (xxh3 data, SHA-256 files), write",
+_STAGES = {"decode": "decode (PNG -> shard buffers, depth to mm)", "store-writer": "compress, digest, write",
            "MainThread": "metadata, stream bookkeeping"}
 
 
