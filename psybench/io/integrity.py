@@ -10,6 +10,8 @@ Every file of a store is also listed, once the store is complete, in its file
 manifest ``.psybench-files`` (:mod:`psybench.io.filecheck`: size and SHA-256 of
 the raw bytes). Planning compares sizes and hashes the files modified after the
 manifest was written (a stat per file); a job reading a store hashes every file.
+An artifact that passed is recorded by the ``stat`` of its paths
+(:mod:`psybench.io.verified`), and checked again only once one of them changed.
 """
 
 from __future__ import annotations
@@ -20,14 +22,15 @@ import os
 import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import dask
-import dask.array as da
 import numpy as np
-import zarr
 
 from psybench.io.filecheck import FILES_NAME, FileCheckError, check_files, check_table, quick_check_files
+from psybench.io.verified import VerifiedState
+
+if TYPE_CHECKING:
+    import zarr
 
 __all__ = ["StoreError", "MANIFEST_KEY", "FORMAT_VERSION", "verify_store", "quarantine_damaged", "digest_block",
            "combine_digests", "open_group"]
@@ -53,6 +56,8 @@ def combine_digests(digests: Sequence[str]) -> str:
 
 
 def open_group(path: Path) -> zarr.Group:
+    import zarr  # here, not at the top: planning (quarantine_damaged) reads JSON only, without Zarr and Dask
+
     if not path.exists():
         raise StoreError(f"store {path} does not exist")
     if not (path / "zarr.json").is_file():
@@ -114,6 +119,9 @@ def verify_store(
                 f"store {path}: array {name!r} has {n_files} chunk files, expected {expected}: truncated"
             )
         if deep is True or (not isinstance(deep, bool) and name in deep):
+            import dask
+            import dask.array as da
+
             unit = tuple(meta.get("shards") or meta["chunks"])
             darr = da.from_zarr(arr, chunks=unit)
             try:
@@ -227,6 +235,12 @@ def quarantine_damaged(root: str | os.PathLike, *, dest: str | os.PathLike | Non
     be inspected; Snakemake then sees the output missing and rebuilds it and
     everything downstream.
 
+    An artifact that passed is recorded in ``<root>/.psybench-verified.json``
+    (:class:`psybench.io.verified.VerifiedState`): the next call only calls ``stat`` on its
+    recorded paths and checks it again in full once one of them changed (a write, an
+    added or removed file, a replaced file; ``ctime`` included, so an edit that
+    restores the modification time is seen too).
+
     Writers build under temporary names (``x.zarr.tmp-<pid>``, ``.t.tmp-<pid>.csv``)
     that are never checked; a store or table replaced by a writer while it is being
     checked (another file at the name afterwards) is left alone.
@@ -241,6 +255,7 @@ def quarantine_damaged(root: str | os.PathLike, *, dest: str | os.PathLike | Non
     moved: list[tuple[Path, str]] = []
     if not root.is_dir():
         return moved
+    verified = VerifiedState(root)
     for dirpath, dirnames, filenames in os.walk(root):
         here = Path(dirpath)
         if here == dest or dest in here.parents:
@@ -249,15 +264,27 @@ def quarantine_damaged(root: str | os.PathLike, *, dest: str | os.PathLike | Non
         stores = [d for d in dirnames if _is_store_dir(here / d)]
         dirnames[:] = [d for d in dirnames if not d.endswith(".zarr") and ".zarr." not in d and d != dest.name]
         for d in stores:
+            if verified.unchanged(here / d):
+                continue
+            snap = verified.snapshot(here / d)
             why = _damage(here / d, _quick_verify)
             if why is not None:
                 _move_aside([here / d], root, dest)
                 moved.append((here / d, why))
+            else:
+                verified.record(here / d, snap)
         for f in filenames:
             if f.startswith(".") and f.endswith(".files.json"):
                 csv = here / f"{f[1:-len('.files.json')]}.csv"
+                table = [csv.name, csv.with_suffix(".parquet").name, f]
+                if verified.unchanged(csv, here):
+                    continue
+                snap = verified.snapshot(csv, here, table)
                 why = _damage(csv, lambda p: check_table(p, content=False))
                 if why is not None:
-                    _move_aside([csv, csv.with_suffix(".parquet"), here / f], root, dest)
+                    _move_aside([here / n for n in table], root, dest)
                     moved.append((csv, why))
+                else:
+                    verified.record(csv, snap)
+    verified.save()
     return moved
