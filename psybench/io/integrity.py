@@ -16,6 +16,7 @@ An artifact that passed is recorded by the ``stat`` of its paths
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -162,11 +163,13 @@ def _count_files(path: Path) -> int:
     return n
 
 
-def _quick_verify(path: Path) -> None:
+def _quick_verify(path: Path, *, content: bool = False) -> None:
     """The structural part of :func:`verify_store`, from the JSON metadata alone (fast).
 
     Checks the group's ``zarr.json`` and manifest, each listed array's metadata and
-    its number of chunk files; raises :class:`StoreError` naming what is wrong.
+    its number of chunk files, then its files against the file manifest (sizes, and
+    SHA-256 of those modified after it, or of all with ``content``); raises
+    :class:`StoreError` naming what is wrong.
     """
     meta_file = path / "zarr.json"
     try:
@@ -190,7 +193,7 @@ def _quick_verify(path: Path) -> None:
         expected = _expected_chunk_files(arr)
         if np.prod(arr["shape"]) > 0 and n_files != expected:
             raise StoreError(f"store {path}: array {name!r} has {n_files} chunk files, expected {expected}: truncated")
-    _check_listed(path, manifest, content=False)
+    _check_listed(path, manifest, content=content)
 
 
 def _identity(path: Path) -> tuple[int, int] | None:
@@ -237,9 +240,10 @@ def quarantine_damaged(root: str | os.PathLike, *, dest: str | os.PathLike | Non
 
     An artifact that passed is recorded in ``<root>/.psybench-verified.json``
     (:class:`psybench.io.verified.VerifiedState`): the next call only calls ``stat`` on its
-    recorded paths and checks it again in full once one of them changed (a write, an
-    added or removed file, a replaced file; ``ctime`` included, so an edit that
-    restores the modification time is seen too).
+    recorded paths; once one of them changed (a write, an added or removed file, a
+    replaced file; ``ctime`` included, so an edit that restores the modification
+    time is seen too) it checks the artifact again, hashing every file when it was
+    changed in place.
 
     Writers build under temporary names (``x.zarr.tmp-<pid>``, ``.t.tmp-<pid>.csv``)
     that are never checked; a store or table replaced by a writer while it is being
@@ -264,10 +268,11 @@ def quarantine_damaged(root: str | os.PathLike, *, dest: str | os.PathLike | Non
         stores = [d for d in dirnames if _is_store_dir(here / d)]
         dirnames[:] = [d for d in dirnames if not d.endswith(".zarr") and ".zarr." not in d and d != dest.name]
         for d in stores:
-            if verified.unchanged(here / d):
+            state = verified.status(here / d)
+            if state == "unchanged":
                 continue
             snap = verified.snapshot(here / d)
-            why = _damage(here / d, _quick_verify)
+            why = _damage(here / d, functools.partial(_quick_verify, content=state == "modified"))
             if why is not None:
                 _move_aside([here / d], root, dest)
                 moved.append((here / d, why))
@@ -277,10 +282,11 @@ def quarantine_damaged(root: str | os.PathLike, *, dest: str | os.PathLike | Non
             if f.startswith(".") and f.endswith(".files.json"):
                 csv = here / f"{f[1:-len('.files.json')]}.csv"
                 table = [csv.name, csv.with_suffix(".parquet").name, f]
-                if verified.unchanged(csv, here):
+                state = verified.status(csv, here, anchor=f)
+                if state == "unchanged":
                     continue
-                snap = verified.snapshot(csv, here, table)
-                why = _damage(csv, lambda p: check_table(p, content=False))
+                snap = verified.snapshot(csv, here, table, anchor=f)
+                why = _damage(csv, functools.partial(check_table, content=state == "modified"))
                 if why is not None:
                     _move_aside([here / n for n in table], root, dest)
                     moved.append((csv, why))

@@ -8,19 +8,24 @@ cold) to find, nearly always, nothing. :class:`VerifiedState` remembers each art
 that passed as the list of its paths (files and folders) and one digest of their
 ``stat`` (type, size, modification and status-change times in ns, inode); the next
 check calls ``stat`` on the recorded paths, without listing folders or reading files, and
-skips the artifact when the digest is unchanged.
+skips the artifact when the digest is unchanged. An artifact changed in place since
+(same store folder, or same table manifest, as recorded) has every file hashed against
+its manifest; one written again (a writer replaces the folder or the manifest) gets the
+usual planning check.
 
 Why an unchanged digest means unchanged content: writing to a file sets its
 modification *and* status-change time (``ctime``); a file added to, removed from or
 renamed in a folder sets that folder's times; a file replaced under the same name has
 another inode. ``ctime`` cannot be set back by a user (``touch -d`` or
 :func:`os.utime` set it to now), so an edit that restores the modification time is
-still seen here, and the artifact goes through the full check again. What this record
-does not cover is what the full check never covered either: a same-size, same-mtime
-edit of an artifact that was *not* yet recorded is found only by the jobs that read it
-(they hash every file, :func:`psybench.io.filecheck.check_files`) or by
-``psybench verify``-style full checks (:func:`psybench.io.integrity.verify_store`).
-The record is a cache: deleting it costs one full check.
+still seen here, and hashed. What the record cannot cover is an artifact not yet
+recorded (the first check after it was written): there the planning check hashes
+only files modified after their manifest, so a same-size edit that restores the
+modification time is found by the jobs that read the artifact (they hash every
+file, :func:`psybench.io.filecheck.check_files`) or by
+:func:`psybench.io.integrity.verify_store`. ``snakemake --touch`` changes every
+output in place: the next check hashes them all once. The record is a cache:
+deleting it costs one full check.
 
 It lives in the results folder, ``<root>/.psybench-verified.json`` (goes with the
 results it describes), is written atomically, and only by a process that may repair
@@ -103,30 +108,46 @@ class VerifiedState:
     def _key(self, path: Path) -> str:
         return path.relative_to(self.root).as_posix()
 
-    def unchanged(self, path: Path, base: Path | None = None) -> bool:
-        """Whether the artifact at ``path`` (its files below ``base``, default ``path``) is as recorded.
+    def status(self, path: Path, base: Path | None = None, anchor: str = ".") -> str:
+        """How the artifact at ``path`` (its files below ``base``, default ``path``) compares with the record.
 
-        An unchanged artifact stays in the record written by :meth:`save`.
+        Returns
+        -------
+        str
+            ``"unchanged"``: every recorded path has the recorded ``stat`` (the
+            artifact stays in the record written by :meth:`save`); ``"modified"``:
+            changed in place since it was recorded (its ``anchor``, the store folder or
+            the table's manifest, is the same inode): its files must be hashed, since a
+            write may have restored their modification time; ``"new"``: not recorded,
+            or written again since (a writer replaces the anchor).
         """
         key = self._key(path)
         rec = self._old.get(key)
-        if not rec or len(rec) != 2:
-            return False
-        paths, digest = rec
-        if _stat_digest(base if base is not None else path, paths) != digest:
-            return False
-        self._new[key] = rec
-        return True
+        if not rec or len(rec) != 3:
+            return "new"
+        paths, digest, anchor_ino = rec
+        base = base if base is not None else path
+        if _stat_digest(base, paths) == digest:
+            self._new[key] = rec
+            return "unchanged"
+        try:
+            same = os.stat(base / anchor).st_ino == anchor_ino
+        except OSError:
+            return "new"
+        return "modified" if same else "new"
 
-    def snapshot(self, path: Path, base: Path | None = None, names: Iterable[str] | None = None) -> list | None:
-        """The paths and stat digest of an artifact, taken *before* it is checked (None if it vanished)."""
+    def snapshot(
+        self, path: Path, base: Path | None = None, names: Iterable[str] | None = None, anchor: str = "."
+    ) -> list | None:
+        """The paths, stat digest and anchor inode of an artifact, taken *before* its check (None if gone)."""
         base = base if base is not None else path
         try:
             paths = artifact_paths(base, names)
+            anchor_ino = os.stat(base / anchor).st_ino
         except OSError:
             return None
         digest = _stat_digest(base, paths)
-        return None if digest is None else [paths, digest]
+        return None if digest is None else [paths, digest, anchor_ino]
 
     def record(self, path: Path, snap: list | None) -> None:
         """Record an artifact that passed its check, by the snapshot taken before the check."""
