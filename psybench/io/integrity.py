@@ -225,7 +225,9 @@ def _damage(path: Path, check) -> str | None:
         return str(exc) if before is not None and _identity(path) == before else None
 
 
-def quarantine_damaged(root: str | os.PathLike, *, dest: str | os.PathLike | None = None) -> list[tuple[Path, str]]:
+def quarantine_damaged(
+    root: str | os.PathLike, *, dest: str | os.PathLike | None = None, move: bool = True
+) -> list[tuple[Path, str]]:
     """Move every damaged store and table below ``root`` aside, so that a rerun rebuilds it.
 
     Snakemake treats a directory output as up to date whatever its contents, and a
@@ -249,10 +251,21 @@ def quarantine_damaged(root: str | os.PathLike, *, dest: str | os.PathLike | Non
     that are never checked; a store or table replaced by a writer while it is being
     checked (another file at the name afterwards) is left alone.
 
+    Parameters
+    ----------
+    root : path-like
+        The results folder.
+    dest : path-like, optional
+        Where damaged artifacts go (default ``<root>/.damaged``).
+    move : bool
+        False: only find the damage and record the intact artifacts (the workflow's
+        ``onsuccess``, so that the next run's check reads none of the artifacts this
+        run wrote); the next run's check moves the damaged ones aside.
+
     Returns
     -------
     list of (path, reason)
-        The stores and tables moved aside and why.
+        The stores and tables moved aside (found, with ``move=False``) and why.
     """
     root = Path(root)
     dest = Path(dest) if dest is not None else root / ".damaged"
@@ -274,7 +287,8 @@ def quarantine_damaged(root: str | os.PathLike, *, dest: str | os.PathLike | Non
             snap = verified.snapshot(here / d)
             why = _damage(here / d, functools.partial(_quick_verify, content=state == "modified"))
             if why is not None:
-                _move_aside([here / d], root, dest)
+                if move:
+                    _move_aside([here / d], root, dest)
                 moved.append((here / d, why))
             else:
                 verified.record(here / d, snap)
@@ -288,7 +302,8 @@ def quarantine_damaged(root: str | os.PathLike, *, dest: str | os.PathLike | Non
                 snap = verified.snapshot(csv, here, table, anchor=f)
                 why = _damage(csv, functools.partial(check_table, content=state == "modified"))
                 if why is not None:
-                    _move_aside([here / n for n in table], root, dest)
+                    if move:
+                        _move_aside([here / n for n in table], root, dest)
                     moved.append((csv, why))
                 else:
                     verified.record(csv, snap)
