@@ -21,8 +21,8 @@ import zarr
 from psybench.io import StoreError, open_store, quarantine_damaged, read_table, write_store, write_table
 from psybench.io.filecheck import FILES_NAME, FileCheckError, table_manifest
 from psybench.io.planning import may_repair
-from psybench.io.verified import VERIFIED_NAME
 from psybench.io.store import ArraySpec
+from psybench.io.verified import VERIFIED_NAME
 
 
 def _store(root):
