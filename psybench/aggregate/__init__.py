@@ -25,12 +25,12 @@ rank.  One module per job:
   readable entry names (``pyramid L=1``), the default (headline) criteria.
 
 Importable without Snakemake; the workflow's aggregate rules call these functions.
-The names below are loaded on first use (PEP 562 module ``__getattr__``): the
+The names below are loaded on first use (:mod:`psybench._lazy`): the
 Snakefile imports :mod:`~psybench.aggregate.scope` and :mod:`~psybench.aggregate.labels`
 on every run, and must not pay for SciPy's statistics (``ranks``) and pandas there.
 """
 
-import importlib
+from psybench._lazy import lazy_exports
 
 _EXPORTS = {
     **dict.fromkeys(["dominance_matrix", "dominates", "pareto_fronts", "pareto_set", "pareto_table"],
@@ -48,13 +48,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    if name in _EXPORTS:
-        value = getattr(importlib.import_module(_EXPORTS[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'psybench.aggregate' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -1,12 +1,12 @@
 """Input/output: Zarr artifact stores and tidy tables.
 
-The names below are loaded on first use (PEP 562 module ``__getattr__``): the
+The names below are loaded on first use (:mod:`psybench._lazy`): the
 Snakefile imports small modules of this package (:mod:`psybench.io.atomic`,
 :mod:`psybench.io.integrity`, ...) on every run, the no-op rerun included, and
 importing the package must not import Zarr, Dask and pandas for them (about 1 s).
 """
 
-import importlib
+from psybench._lazy import lazy_exports
 
 _EXPORTS = {
     "atomic_output": "psybench.io.atomic",
@@ -43,13 +43,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    if name in _EXPORTS:
-        value = getattr(importlib.import_module(_EXPORTS[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'psybench.io' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
