@@ -285,7 +285,8 @@ def quarantine_damaged(
             if state == "unchanged":
                 continue
             snap = verified.snapshot(here / d)
-            why = _damage(here / d, functools.partial(_quick_verify, content=state == "modified"))
+            check = functools.partial(_quick_verify, content=True) if state == "modified" else _quick_verify
+            why = _damage(here / d, check)
             if why is not None:
                 if move:
                     _move_aside([here / d], root, dest)
