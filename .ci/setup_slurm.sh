@@ -114,6 +114,13 @@ KillWait=5
 Waittime=0
 SlurmctldTimeout=30
 SlurmdTimeout=60
+# Round trips on this one-node localhost cluster take milliseconds (slurmctld logs
+# usec=460-4273 per RPC under load 7 on 2 cores), so 1 s is ample. The default, 10 s,
+# is also how long every client command waits (MessageTimeout-1 retries) when slurmctld
+# is down: snakemake-executor-plugin-slurm 2.x runs `scontrol show config` when it is
+# imported, which Snakemake does on every start, local runs included (9 s of a 15.7 s
+# no-op rerun with the controller down; 0.0 s with 1).
+MessageTimeout=1
 NodeName=$HOST CPUs=$CPUS RealMemory=$MEM_MB State=UNKNOWN
 PartitionName=debug Nodes=$HOST Default=YES MaxTime=INFINITE State=UP
 CONF

@@ -20,7 +20,13 @@ Every job of a rule without ``cache: True`` writes a Snakemake benchmark file
 (``FIGURE job_s_<track>``); the cached rules, which Snakemake gives no benchmark,
 are counted from the sampler (lifetimes of their script processes).
 
+With ``--existing DIR`` it skips the full run and times, in DIR (a completed run,
+left as it is apart from Snakemake's logs and psybench's record of verified artifacts),
+the no-op rerun and the dry run ``--repeats`` times each (default 3), printing the
+median wall time and the median CPU time (user + system of the Snakemake process).
+
 Run: ``.venv/bin/python benchmarks/workflow_walltime.py [--cores N] [--keep] [--configfile F]``
+or ``.venv/bin/python benchmarks/workflow_walltime.py --existing DIR [--repeats 3]``
 """
 
 
@@ -29,7 +35,9 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -111,6 +119,32 @@ def timed_snakemake(work: Path, *args: str, check: bool = True) -> tuple[float, 
     return dt, proc
 
 
+def child_cpu_s() -> float:
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def measure_existing(work: Path, cores: int, targets: list[str], repeats: int) -> None:
+    """Median wall and CPU time of the no-op rerun and of the dry run in the completed run ``work``."""
+    figures = {}
+    for name, args in (("noop_rerun", ["--cores", str(cores), *targets]), ("dry_run", ["-n", *targets])):
+        walls, cpus = [], []
+        for _ in range(repeats):
+            cpu0 = child_cpu_s()
+            dt, proc = timed_snakemake(work, *args)
+            cpus.append(child_cpu_s() - cpu0)
+            walls.append(dt)
+            if "Nothing to be done" not in proc.stdout + proc.stderr:
+                sys.exit(f"snakemake {' '.join(args)} in {work} is not a no-op:\n" + proc.stderr[-3000:])
+        figures[name] = (statistics.median(walls), statistics.median(cpus), walls)
+    print(f"{work}, load average {os.getloadavg()[0]:.1f}, median of {repeats}")
+    for name, (wall, cpu, walls) in figures.items():
+        print(f"{name}: {wall:.2f} s wall ({', '.join(f'{w:.2f}' for w in walls)}), {cpu:.2f} s CPU")
+        print(f"FIGURE {name}_s {wall:.2f} s")
+        print(f"FIGURE {name}_cpu_s {cpu:.2f} s")
+    print(f"FIGURE noop_vs_target {figures['noop_rerun'][0] / 3.0:.2f} x(3 s)")
+
+
 def print_rules(sampler: RssSampler) -> None:
     stats = sorted(sampler.per_script().items())
     print("per rule (script): jobs, peak RSS of the largest job (VmHWM), longest job, all jobs (sampled lifetimes)")
@@ -165,8 +199,14 @@ def main() -> None:
     ap.add_argument("--cores", type=int, default=2)
     ap.add_argument("--keep", action="store_true", help="keep the temporary workflow copy")
     ap.add_argument("--configfile", type=Path, help="replace config/config.yaml of the copy by this file")
+    ap.add_argument("--existing", type=Path, metavar="DIR",
+                    help="time the no-op rerun and the dry run in this completed run, without a full run")
+    ap.add_argument("--repeats", type=int, default=3, help="with --existing: runs of each (median)")
     ap.add_argument("targets", nargs="*", default=["all"], help="Snakemake targets (default: all)")
     args = ap.parse_args()
+    if args.existing:
+        measure_existing(args.existing.resolve(), args.cores, args.targets, args.repeats)
+        return
     tmp = Path(tempfile.mkdtemp(prefix="psybench-walltime-"))
     try:
         copy_workflow(tmp)

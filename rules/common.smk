@@ -20,6 +20,7 @@ MODELS = prepare_workflow(config)
 # stores and tables aside so that they, and everything downstream, are rebuilt, and
 # remove the temporaries of killed writers. Only in the real run, never in a dry run,
 # --unlock ... or beside a run holding the lock.
+_repair = False
 if config["verify_stores"] == "structural":
     _repair, _ = may_repair(Path.cwd(), sys.argv[1:], main_process=workflow.is_main_process)
     for _tmp in remove_stale_temporaries("results") if _repair else []:
@@ -27,6 +28,15 @@ if config["verify_stores"] == "structural":
     for _store, _why in quarantine_damaged("results") if _repair else []:
         _kind = "table" if _store.suffix == ".csv" else "store"
         logger.warning(f"psybench: moved damaged {_kind} {_store} to results/.damaged/ to rebuild it: {_why}")
+
+
+# Record what this run wrote as intact (results/.psybench-verified.json): the next run's
+# check then only stats it (the no-op rerun after a full run reads no artifact).
+# Runs only after jobs ran and succeeded, never after a dry run or "Nothing to be done".
+onsuccess:
+    for _store, _why in quarantine_damaged("results", move=False) if _repair else []:
+        logger.warning(f"psybench: {_store} is damaged, the next run rebuilds it: {_why}")
+
 
 # --cache: entries with the user's umask (group-shared with the cache folder), one level each.
 use_umask_cache()

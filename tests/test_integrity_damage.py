@@ -9,6 +9,7 @@ every track) refuse one with an error naming the file.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 
@@ -21,6 +22,7 @@ from psybench.io import StoreError, open_store, quarantine_damaged, read_table, 
 from psybench.io.filecheck import FILES_NAME, FileCheckError, table_manifest
 from psybench.io.planning import may_repair
 from psybench.io.store import ArraySpec
+from psybench.io.verified import VERIFIED_NAME
 
 
 def _store(root):
@@ -243,6 +245,14 @@ def test_damaged_artifacts_rebuilt_by_the_real_run_only(harness, completed_workf
     assert table.read_bytes() == good  # rebuilt, identical to the clean run
     # the store is rebuilt when it is needed or asked for (as test_faults.py measures for stimuli)
     harness.run(work, "--cores", "1", str(store.relative_to(work)))
+    open_store(store, deep=True)
+    # that run recorded what it rebuilt as intact (onsuccess, psybench.io.verified): a byte
+    # flipped since, its mtime put back, is still caught before any job and rebuilt
+    record = json.loads((work / "results" / VERIFIED_NAME).read_text())["artifacts"]
+    assert store.relative_to(work / "results").as_posix() in record
+    _flip(_chunk_of(store), keep_mtime=True)
+    out = harness.output(harness.run(work, "--cores", "1", str(store.relative_to(work))))
+    assert f"moved damaged store results/readouts/hs/{store.name}" in out, out
     open_store(store, deep=True)
 
 

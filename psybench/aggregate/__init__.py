@@ -25,21 +25,20 @@ rank.  One module per job:
   readable entry names (``pyramid L=1``), the default (headline) criteria.
 
 Importable without Snakemake; the workflow's aggregate rules call these functions.
+The names below are loaded on first use (:mod:`psybench._lazy`): the
+Snakefile imports :mod:`~psybench.aggregate.scope` and :mod:`~psybench.aggregate.labels`
+on every run, and must not pay for SciPy's statistics (``ranks``) and pandas there.
 """
 
-from psybench.aggregate.pareto import dominance_matrix, dominates, pareto_fronts, pareto_set, pareto_table
-from psybench.aggregate.ranks import AverageRanks, average_ranks, ranks_with_ties
-from psybench.aggregate.table import (
-    KEY_COLUMNS,
-    SCORE_COLUMNS,
-    ScoreTableError,
-    concat_scores,
-    criterion_name,
-    error_matrix,
-    leaderboard,
-    read_scores,
-    write_scores,
-)
+from psybench._lazy import lazy_exports
+
+_EXPORTS = {
+    **dict.fromkeys(["dominance_matrix", "dominates", "pareto_fronts", "pareto_set", "pareto_table"],
+                    "psybench.aggregate.pareto"),
+    **dict.fromkeys(["AverageRanks", "average_ranks", "ranks_with_ties"], "psybench.aggregate.ranks"),
+    **dict.fromkeys(["KEY_COLUMNS", "SCORE_COLUMNS", "ScoreTableError", "concat_scores", "criterion_name",
+                     "error_matrix", "leaderboard", "read_scores", "write_scores"], "psybench.aggregate.table"),
+}
 
 __all__ = [
     "dominates", "dominance_matrix", "pareto_set", "pareto_fronts", "pareto_table",
@@ -47,3 +46,6 @@ __all__ = [
     "SCORE_COLUMNS", "KEY_COLUMNS", "ScoreTableError", "read_scores", "concat_scores", "write_scores",
     "criterion_name", "error_matrix", "leaderboard",
 ]
+
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -8,7 +8,6 @@ Saliency models of the attention track (the interface is described in
 from __future__ import annotations
 
 import numpy as np
-from scipy import ndimage
 
 from psybench.registry import register
 
@@ -31,6 +30,7 @@ def pyramid_maps(frames: np.ndarray, *, levels: int = 3, sigma: float = 1.0) -> 
     ``G`` is a Gaussian of standard deviation ``sigma`` grid cells; ``G^i`` is ``i``
     successive convolutions; all levels keep the grid's resolution (Fig. 4).
     """
+    from scipy import ndimage  # here: the registry imports this module at planning
     if levels < 1:
         raise ValueError(f"pyramid levels must be >= 1, got {levels!r}")
     cur = np.asarray(frames, np.float32)

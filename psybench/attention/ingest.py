@@ -13,13 +13,10 @@ import shutil
 import tempfile
 from pathlib import Path
 
-import dask.array as da
 import numpy as np
-import zarr
 
 from psybench.attention.defaults import GRID
 from psybench.attention.grid_coords import grid_coords
-from psybench.io.store import ArraySpec, write_store
 
 __all__ = ["MovieReadError", "check_grid", "ingest_movie", "ingest_frames"]
 
@@ -88,6 +85,10 @@ def ingest_movie(
         timestamps more than half a frame off a constant rate.
     """
     import cv2
+    import dask.array as da  # here, with OpenCV: the config check imports this module at planning
+    import zarr
+
+    from psybench.io.store import ArraySpec, write_store
 
     path = Path(path)
     gw, gh = check_grid(grid)

@@ -18,7 +18,6 @@ from __future__ import annotations
 from functools import partial
 
 import numpy as np
-from scipy import ndimage
 
 from psybench.registry import register
 
@@ -59,6 +58,7 @@ def itti_normalize(
     -------
     ndarray, same shape, float32
     """
+    from scipy import ndimage  # here: the registry imports this module at planning
     m = np.maximum(np.asarray(maps, np.float32), 0.0)
     lead = m.shape[:-2]
     flat = m.reshape((-1,) + m.shape[-2:])
@@ -84,6 +84,7 @@ _BINOMIAL5 = np.array([1, 4, 6, 4, 1], np.float32) / 16.0
 
 def _pyr_down(stack: np.ndarray) -> np.ndarray:
     """Burt & Adelson REDUCE: 5-tap binomial blur then keep every other row/column."""
+    from scipy import ndimage  # here: the registry imports this module at planning
     b = ndimage.convolve1d(stack, _BINOMIAL5, axis=-1, mode="reflect")
     b = ndimage.convolve1d(b, _BINOMIAL5, axis=-2, mode="reflect")
     return b[..., ::2, ::2]
@@ -128,6 +129,7 @@ def _gabor_pair(theta_deg: float, *, wavelength: float = 4.0, sigma: float = 1.5
 
 
 def _correlate(stack: np.ndarray, kernel: np.ndarray) -> np.ndarray:
+    from scipy import ndimage  # here: the registry imports this module at planning
     return ndimage.correlate(stack, kernel[None], mode="reflect")
 
 

@@ -28,7 +28,6 @@ import numpy as np
 from psybench.attention.defaults import GRID
 from psybench.attention.grid_coords import grid_coords
 from psybench.attention.ingest import MovieReadError, check_grid, ingest_movie
-from psybench.io.store import ArraySpec, write_store
 
 __all__ = [
     "MovieReadError",
@@ -240,6 +239,8 @@ def render_popout(
 
 def write_popout_store(out: str | os.PathLike, **kwargs) -> Path:
     """Render :func:`render_popout` (same keyword arguments) and write its store."""
+    from psybench.io.store import ArraySpec, write_store  # here: the config check imports this module at planning
+
     scene = render_popout(**kwargs)
     return write_store(
         out,

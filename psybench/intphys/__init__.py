@@ -29,7 +29,7 @@ scores
     One model's scores: labels joined to its predictions (or answer.txt) only here.
 """
 
-from psybench.intphys.ingest import IntPhysFormatError
+from psybench.intphys.ingest.layout import IntPhysFormatError
 
 #: Identifier of the benchmark, and the paper it comes from (Brain-Score style provenance).
 BENCHMARK = "intphys_v1"

@@ -1,19 +1,29 @@
-"""Input/output: Zarr artifact stores and tidy tables."""
+"""Input/output: Zarr artifact stores and tidy tables.
 
-from psybench.io.atomic import atomic_output
-from psybench.io.store import (
-    ArraySpec,
-    Coordinate,
-    Store,
-    StoreError,
-    StreamSpec,
-    open_store,
-    quarantine_damaged,
-    verify_store,
-    write_store,
-    write_store_stream,
-)
-from psybench.io.tables import read_csv_checked, read_table, write_table
+The names below are loaded on first use (:mod:`psybench._lazy`): the
+Snakefile imports small modules of this package (:mod:`psybench.io.atomic`,
+:mod:`psybench.io.integrity`, ...) on every run, the no-op rerun included, and
+importing the package must not import Zarr, Dask and pandas for them (about 1 s).
+"""
+
+from psybench._lazy import lazy_exports
+
+_EXPORTS = {
+    "atomic_output": "psybench.io.atomic",
+    "ArraySpec": "psybench.io.store",
+    "Coordinate": "psybench.io.store",
+    "Store": "psybench.io.store",
+    "StoreError": "psybench.io.store",
+    "StreamSpec": "psybench.io.store",
+    "open_store": "psybench.io.store",
+    "quarantine_damaged": "psybench.io.store",
+    "verify_store": "psybench.io.store",
+    "write_store": "psybench.io.store",
+    "write_store_stream": "psybench.io.store",
+    "read_csv_checked": "psybench.io.tables",
+    "read_table": "psybench.io.tables",
+    "write_table": "psybench.io.tables",
+}
 
 __all__ = [
     "ArraySpec",
@@ -31,3 +41,6 @@ __all__ = [
     "read_csv_checked",
     "write_table",
 ]
+
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

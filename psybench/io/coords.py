@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import zarr
 
 from psybench.io.integrity import BLOCK_DIGEST, combine_digests, digest_block
 
@@ -42,6 +41,8 @@ class Coordinate:
 def write_coords(group: Any, coords: Mapping[str, Coordinate], dims_of: Mapping[str, Sequence[str]],
                  manifest: dict[str, Any]) -> None:
     """Write each coordinate as a one-chunk 1-D array (digested like any array) and name it on its arrays."""
+    import zarr  # here, as in consolidate: planning imports Coordinate (grid_coords) without Zarr
+
     aux: dict[str, list[str]] = {}
     for name, c in coords.items():
         dim = c.dim or name
@@ -75,6 +76,8 @@ def consolidate(path: Path) -> None:
     Zarr warns that consolidated metadata is not yet part of the v3 specification;
     psybench's readers and xarray read it, and other readers see a valid v3 group.
     """
+    import zarr
+
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Consolidated metadata is currently not part")
         zarr.consolidate_metadata(str(path))

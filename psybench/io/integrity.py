@@ -10,25 +10,29 @@ Every file of a store is also listed, once the store is complete, in its file
 manifest ``.psybench-files`` (:mod:`psybench.io.filecheck`: size and SHA-256 of
 the raw bytes). Planning compares sizes and hashes the files modified after the
 manifest was written (a stat per file); a job reading a store hashes every file.
+An artifact that passed is recorded by the ``stat`` of its paths
+(:mod:`psybench.io.verified`), and checked again only once one of them changed.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import dask
-import dask.array as da
 import numpy as np
 import xxhash
-import zarr
 
 from psybench.io.filecheck import FILES_NAME, FileCheckError, check_files, check_table, quick_check_files
+from psybench.io.verified import VerifiedState
+
+if TYPE_CHECKING:
+    import zarr
 
 __all__ = ["StoreError", "MANIFEST_KEY", "FORMAT_VERSION", "verify_store", "quarantine_damaged", "digest_block",
            "combine_digests", "open_group", "array_digest", "BLOCK_DIGEST"]
@@ -73,6 +77,8 @@ def combine_digests(digests: Sequence[str]) -> str:
 
 
 def open_group(path: Path) -> zarr.Group:
+    import zarr  # here, not at the top: planning (quarantine_damaged) reads JSON only, without Zarr and Dask
+
     if not path.exists():
         raise StoreError(f"store {path} does not exist")
     if not (path / "zarr.json").is_file():
@@ -134,6 +140,9 @@ def verify_store(
                 f"store {path}: array {name!r} has {n_files} chunk files, expected {expected}: truncated"
             )
         if deep is True or (not isinstance(deep, bool) and name in deep):
+            import dask
+            import dask.array as da
+
             unit = tuple(meta.get("shards") or meta["chunks"])
             darr = da.from_zarr(arr, chunks=unit)
             algorithm, expected_digest = array_digest(meta)
@@ -177,11 +186,13 @@ def _count_files(path: Path) -> int:
     return n
 
 
-def _quick_verify(path: Path) -> None:
+def _quick_verify(path: Path, *, content: bool = False) -> None:
     """The structural part of :func:`verify_store`, from the JSON metadata alone (fast).
 
     Checks the group's ``zarr.json`` and manifest, each listed array's metadata and
-    its number of chunk files; raises :class:`StoreError` naming what is wrong.
+    its number of chunk files, then its files against the file manifest (sizes, and
+    SHA-256 of those modified after it, or of all with ``content``); raises
+    :class:`StoreError` naming what is wrong.
     """
     meta_file = path / "zarr.json"
     try:
@@ -205,7 +216,7 @@ def _quick_verify(path: Path) -> None:
         expected = _expected_chunk_files(arr)
         if np.prod(arr["shape"]) > 0 and n_files != expected:
             raise StoreError(f"store {path}: array {name!r} has {n_files} chunk files, expected {expected}: truncated")
-    _check_listed(path, manifest, content=False)
+    _check_listed(path, manifest, content=content)
 
 
 def _identity(path: Path) -> tuple[int, int] | None:
@@ -237,7 +248,9 @@ def _damage(path: Path, check) -> str | None:
         return str(exc) if before is not None and _identity(path) == before else None
 
 
-def quarantine_damaged(root: str | os.PathLike, *, dest: str | os.PathLike | None = None) -> list[tuple[Path, str]]:
+def quarantine_damaged(
+    root: str | os.PathLike, *, dest: str | os.PathLike | None = None, move: bool = True
+) -> list[tuple[Path, str]]:
     """Move every damaged store and table below ``root`` aside, so that a rerun rebuilds it.
 
     Snakemake treats a directory output as up to date whatever its contents, and a
@@ -250,20 +263,39 @@ def quarantine_damaged(root: str | os.PathLike, *, dest: str | os.PathLike | Non
     be inspected; Snakemake then sees the output missing and rebuilds it and
     everything downstream.
 
+    An artifact that passed is recorded in ``<root>/.psybench-verified.json``
+    (:class:`psybench.io.verified.VerifiedState`): the next call only calls ``stat`` on its
+    recorded paths; once one of them changed (a write, an added or removed file, a
+    replaced file; ``ctime`` included, so an edit that restores the modification
+    time is seen too) it checks the artifact again, hashing every file when it was
+    changed in place.
+
     Writers build under temporary names (``x.zarr.tmp-<pid>``, ``.t.tmp-<pid>.csv``)
     that are never checked; a store or table replaced by a writer while it is being
     checked (another file at the name afterwards) is left alone.
 
+    Parameters
+    ----------
+    root : path-like
+        The results folder.
+    dest : path-like, optional
+        Where damaged artifacts go (default ``<root>/.damaged``).
+    move : bool
+        False: only find the damage and record the intact artifacts (the workflow's
+        ``onsuccess``, so that the next run's check reads none of the artifacts this
+        run wrote); the next run's check moves the damaged ones aside.
+
     Returns
     -------
     list of (path, reason)
-        The stores and tables moved aside and why.
+        The stores and tables moved aside (found, with ``move=False``) and why.
     """
     root = Path(root)
     dest = Path(dest) if dest is not None else root / ".damaged"
     moved: list[tuple[Path, str]] = []
     if not root.is_dir():
         return moved
+    verified = VerifiedState(root)
     for dirpath, dirnames, filenames in os.walk(root):
         here = Path(dirpath)
         if here == dest or dest in here.parents:
@@ -272,15 +304,32 @@ def quarantine_damaged(root: str | os.PathLike, *, dest: str | os.PathLike | Non
         stores = [d for d in dirnames if _is_store_dir(here / d)]
         dirnames[:] = [d for d in dirnames if not d.endswith(".zarr") and ".zarr." not in d and d != dest.name]
         for d in stores:
-            why = _damage(here / d, _quick_verify)
+            state = verified.status(here / d)
+            if state == "unchanged":
+                continue
+            snap = verified.snapshot(here / d)
+            check = functools.partial(_quick_verify, content=True) if state == "modified" else _quick_verify
+            why = _damage(here / d, check)
             if why is not None:
-                _move_aside([here / d], root, dest)
+                if move:
+                    _move_aside([here / d], root, dest)
                 moved.append((here / d, why))
+            else:
+                verified.record(here / d, snap)
         for f in filenames:
             if f.startswith(".") and f.endswith(".files.json"):
                 csv = here / f"{f[1:-len('.files.json')]}.csv"
-                why = _damage(csv, lambda p: check_table(p, content=False))
+                table = [csv.name, csv.with_suffix(".parquet").name, f]
+                state = verified.status(csv, here, anchor=f)
+                if state == "unchanged":
+                    continue
+                snap = verified.snapshot(csv, here, table, anchor=f)
+                why = _damage(csv, functools.partial(check_table, content=state == "modified"))
                 if why is not None:
-                    _move_aside([csv, csv.with_suffix(".parquet"), here / f], root, dest)
+                    if move:
+                        _move_aside([here / n for n in table], root, dest)
                     moved.append((csv, why))
+                else:
+                    verified.record(csv, snap)
+    verified.save()
     return moved

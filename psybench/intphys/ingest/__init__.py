@@ -55,18 +55,18 @@ shard
     One shard -> Zarr store + metadata table; merging shard tables.
 """
 
-from psybench.intphys.ingest.conditions import read_condition_table
-from psybench.intphys.ingest.decode import FrameLayout, decode_movie, frame_layout
-from psybench.intphys.ingest.layout import (
-    IntPhysFormatError,
-    Movie,
-    folder_conditions,
-    list_movies,
-    n_shards,
-    shard_movies,
-)
-from psybench.intphys.ingest.shard import IntPhysConditionWarning, ingest_shard, merge_metadata
-from psybench.intphys.ingest.status import STATUS_VARIANTS, mask_names, movie_metadata, read_status
+from psybench._lazy import lazy_exports
+
+# loaded on first use (psybench._lazy): the Snakefile needs the layout, not the decoders
+_EXPORTS = {
+    "read_condition_table": "psybench.intphys.ingest.conditions",
+    **dict.fromkeys(["FrameLayout", "decode_movie", "frame_layout"], "psybench.intphys.ingest.decode"),
+    **dict.fromkeys(["IntPhysFormatError", "Movie", "folder_conditions", "list_movies", "n_shards", "shard_movies"],
+                    "psybench.intphys.ingest.layout"),
+    **dict.fromkeys(["IntPhysConditionWarning", "ingest_shard", "merge_metadata"], "psybench.intphys.ingest.shard"),
+    **dict.fromkeys(["STATUS_VARIANTS", "mask_names", "movie_metadata", "read_status"],
+                    "psybench.intphys.ingest.status"),
+}
 
 __all__ = [
     "IntPhysFormatError",
@@ -87,3 +87,5 @@ __all__ = [
     "merge_metadata",
     "n_shards",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -16,13 +16,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import dask
 import numpy as np
 import pandas as pd
 
 from psybench.intphys.models.observation import Observation, luminance, map_movies
 from psybench.io.atomic import atomic_output
-from psybench.io.store import open_store
 from psybench.progress import progress
 from psybench.registry import register
 
@@ -85,6 +83,8 @@ def train_nextframe(
         the solution of ``(X^T X + lambda n I') w = X^T y`` from the summed
         statistics (each chunk contributes its own X^T X, X^T y).
     """
+    import dask  # here: the registry imports this module at planning, without Dask
+
     blocks = [b for s in scenes for b in s.to_delayed().ravel()]
     if not blocks:
         raise ValueError("train_nextframe: no training movies")
@@ -108,6 +108,8 @@ def train_nextframe(
 def train_nextframe_stores(store_paths: Sequence[str | os.PathLike], out_path: str | os.PathLike, *,
                            size: int = 16, ridge: float = 1e-3, threads: int = 1) -> Path:
     """Train :func:`train_nextframe` on ingest stores and save the weights (``.npz``) atomically."""
+    from psybench.io.store import open_store  # here: see train_nextframe
+
     scenes = [open_store(p)["scene"] for p in store_paths]
     fit = train_nextframe(scenes, size=size, ridge=ridge, threads=threads)
     out = Path(out_path)

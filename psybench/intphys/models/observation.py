@@ -44,7 +44,6 @@ import cv2
 import numpy as np
 import pandas as pd
 
-from psybench.io.store import open_store
 from psybench.io.tables import read_table
 from psybench.progress import progress
 
@@ -78,6 +77,8 @@ def observe(store_path: str | os.PathLike, table_path: str | os.PathLike) -> Obs
         Its metadata table; only the columns ``movie`` and ``masks_grayscale``
         are read from it.
     """
+    from psybench.io.store import open_store  # here: the registry imports this module at planning, without Zarr
+
     store = open_store(store_path)
     movies = tuple(str(m) for m in store.attrs["movies"])
     table = read_table(table_path)

@@ -17,7 +17,6 @@ from typing import Any
 
 import cv2
 import numpy as np
-from scipy import ndimage as ndi
 
 cv2.setNumThreads(1)
 
@@ -69,6 +68,7 @@ def _warp(image: np.ndarray, flow: np.ndarray) -> np.ndarray:
     identically zero flow is the identity (returned as is), which keeps zero
     motion at exactly zero flow.
     """
+    from scipy import ndimage as ndi  # here: the registry imports this module at planning
     if not flow.any():
         return image
     h, w = image.shape
@@ -79,6 +79,7 @@ def _warp(image: np.ndarray, flow: np.ndarray) -> np.ndarray:
 
 def _pyramid(image: np.ndarray, levels: int) -> list[np.ndarray]:
     """Gaussian pyramid, coarsest first; level k+1 = (G_sigma * level k)[::2, ::2]."""
+    from scipy import ndimage as ndi  # here: the registry imports this module at planning
     pyr = [image]
     while len(pyr) < levels and min(pyr[-1].shape) // 2 >= _MIN_PYRAMID_SIDE:
         pyr.append(ndi.gaussian_filter(pyr[-1], _PYRAMID_SIGMA, mode="nearest")[::2, ::2])
@@ -87,6 +88,7 @@ def _pyramid(image: np.ndarray, levels: int) -> list[np.ndarray]:
 
 def _upsample_flow(flow: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
     """Flow of a pyramid level to the next finer level: fine pixel x sits at coarse x / 2."""
+    from scipy import ndimage as ndi  # here: the registry imports this module at planning
     if not flow.any():
         return np.zeros(shape + (2,), flow.dtype)
     rows, cols = np.mgrid[0 : shape[0], 0 : shape[1]].astype(np.float64) / 2.0
@@ -106,6 +108,7 @@ def _coarse_to_fine(
     standard deviation in the level's own pixels (the pyramid is built from the
     unsmoothed frames).
     """
+    from scipy import ndimage as ndi  # here: the registry imports this module at planning
     pyr0, pyr1 = _pyramid(frame0, levels), _pyramid(frame1, levels)
     flow = np.zeros(pyr0[0].shape + (2,), np.float64)
     for k, (i0, i1) in enumerate(zip(pyr0, pyr1)):
