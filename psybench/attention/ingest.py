@@ -190,7 +190,9 @@ def ingest_frames(
     MovieReadError
         A wrong shape, dtype or range, or a frame rate that is not a positive number.
     """
-    import cv2
+    import cv2  # here: the config check imports this module at planning
+
+    from psybench.io.store import ArraySpec, write_store
 
     gw, gh = check_grid(grid)
     arr = np.asarray(frames)
