@@ -91,17 +91,17 @@ def _directions(row: pd.Series, prefix: str = "") -> list[dict[str, Any]]:
     return out
 
 
-def _table1_why(experiment: str, dirs: list[dict[str, Any]], error: float, docs: str, bounds: str) -> str:
+def _table1_why(dirs: list[dict[str, Any]], error: float, docs: str) -> str:
+    """Why a Table 1 cell fails, from its per-direction verdicts (the bounds are quoted beside it)."""
     fail = [d for d in dirs if not d["passed"]]
     ok = [d for d in dirs if d["passed"]]
     at = "; ".join(f"{d['direction_deg']:g} deg: error {_g(d['error'])}" for d in fail)
     if fail and ok:
         good = "; ".join(f"{d['direction_deg']:g} deg: error {_g(d['error'])}" for d in ok)
-        return (f"fails at {at}, passes at {good}: the verdict depends on the direction of motion "
-                f"(pass needs {bounds})")
+        return f"fails at {at}, passes at {good}: the verdict depends on the direction of motion"
     if fail:
-        return f"fails at every direction ({at}; pass needs {bounds}); see {docs}"
-    return f"error {_g(error)} fails the rule (pass needs {bounds}); see {docs}"
+        return f"fails at every direction ({at}); see {docs}"
+    return f"fails the rule (error {_g(error)}); see {docs}"
 
 
 def _table1_cells(rows: pd.DataFrame, c: Mapping, docs: str) -> list[dict[str, Any]]:
@@ -113,7 +113,7 @@ def _table1_cells(rows: pd.DataFrame, c: Mapping, docs: str) -> list[dict[str, A
             bounds = _bounds(exp, c)
             cells.append({"experiment": exp, "label": EXPERIMENT_LABELS.get(exp, exp), "error": float(r["error"]),
                           "directions": dirs, "bound": bounds, "error_means": _ERROR_MEANS.get(exp, ""),
-                          "why": _table1_why(exp, dirs, float(r["error"]), docs, bounds),
+                          "why": _table1_why(dirs, float(r["error"]), docs),
                           "figures": model_figures(str(r["model"]), exp)})
         ip = r.get("integration_passed", math.nan)
         if pd.notna(ip) and not bool(ip):
