@@ -77,6 +77,7 @@ rule aggregate_leaderboards:
 rule report_leaderboard:
     input:
         unpack(get_report_human_inputs),
+        unpack(get_report_motion_inputs),
         pages="results/aggregate/leaderboards.json",
         tables=expand("results/aggregate/leaderboard_{name}.csv", name=LEADERBOARD_NAMES),
     output:
@@ -90,6 +91,7 @@ rule report_leaderboard:
     params:
         results_root=get_results_root,
         synthetic=SYNTHETIC_TRACKS,
+        motion=get_report_motion_params,
         workflow_report="../../report.html",
         code_hash=get_report_code_hash(),
     script:

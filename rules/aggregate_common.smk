@@ -3,6 +3,7 @@
 # config validated and filled with the schema's defaults in rules/common.smk.
 from psybench.aggregate.scope import applicable_leaderboards
 from psybench.aggregate.labels import setting_names
+from psybench.motion.models import bio_inspired_models
 from psybench.provenance import PACKAGE_ROOT, code_hash, params_hash
 from psybench.registry import TRACKS
 
@@ -58,6 +59,26 @@ def get_report_human_inputs(wildcards):
     return {}
 
 
+def get_report_motion_inputs(wildcards):
+    """Motion Table 1 and the generalisation table: the bio-inspired models' held-out verdicts on the motion page."""
+    if not MOTION_ON:
+        return {}
+    out = {"motion_table1": "results/aggregate/motion_table1.csv"}
+    if MOTION_GENERALISATION:
+        out["motion_generalisation"] = "results/aggregate/motion_generalisation.csv"
+    return out
+
+
+def get_report_motion_params(wildcards):
+    """The bio-inspired motion models ({name: algorithm}) and the run's criteria overrides (bounds quoted)."""
+    if not MOTION_ON:
+        return {}
+    return {
+        "models": bio_inspired_models(MOTION_MODELS),
+        "criteria": config["motion"]["criteria"],
+    }
+
+
 def get_score_row_tables(wildcards):
     """Every configured track's score rows (Parquet: read back bit for bit)."""
     return [f"results/aggregate/scores_{t}.parquet" for t in SCORE_ROW_TRACKS if t in config["tracks"]]
@@ -77,6 +98,7 @@ def get_report_code_hash():
             "psybench.report.site",
             "psybench.report.figures",
             "psybench.report.human",
+            "psybench.motion.held_out",
         ]
     )
     return f"{code}-{params_hash({p.name: p.read_text() for p in templates})}"

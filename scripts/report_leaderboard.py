@@ -1,10 +1,12 @@
 """Snakemake script: the HTML leaderboard report (results/report/index.html) from the computed leaderboards.
 
 Inputs:  pages (leaderboards.json; the leaderboard tables beside it), attention_table (optional:
-         the attention table1.csv whose inter-observer ceiling is shown).
+         the attention table1.csv whose inter-observer ceiling is shown), motion_table1 and
+         motion_generalisation (optional: the bio-inspired models' held-out verdicts).
 Output:  report (directory).
 Params:  results_root (the folder the scores' sources are relative to), synthetic (tracks whose
-         data stand in for people), workflow_report (link to the Snakemake report).
+         data stand in for people), motion (bio-inspired models {name: algorithm} and criteria
+         overrides), workflow_report (link to the Snakemake report).
 """
 
 import sys
@@ -21,5 +23,7 @@ boards = render_site(
     synthetic=list(params.synthetic),
     attention_table=inp.get("attention_table"),
     workflow_report=params.workflow_report,
+    motion_held_out={"table1": inp.get("motion_table1"), "generalisation": inp.get("motion_generalisation"),
+                     **dict(params.motion)},
 )
 print(f"rendered {len(boards)} leaderboard pages", file=sys.stderr)

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from test_report_held_out import HEADING as HELD_OUT_HEADING
+from test_report_held_out import MODELS as HELD_OUT_MODELS
+from test_report_held_out import _generalisation as held_out_generalisation
+from test_report_held_out import _table1 as held_out_table1
 from test_report_leaderboard import LEADERBOARDS, _chromium, _run_chromium, _touch_sources, synthetic_long
 
 from psybench.aggregate.leaderboard import compute_leaderboards, write_leaderboards
+from psybench.io.tables import write_table
 from psybench.report.human import HUMAN_REFERENCES, attention_ceilings
 from psybench.report.site import render_site
 
@@ -31,8 +36,13 @@ def site(tmp_path_factory):
     pd.DataFrame({"train": ["A", "A"], "test": ["B", "B"], "group": ["n ma", "n un"],
                   "ceiling": [91.0, 92.0]}).to_csv(table1, index=False)
     (results.parent / "report.html").write_text("<html>workflow report</html>")
+    motion_t1 = results / "aggregate" / "motion_table1.csv"
+    motion_gen = results / "aggregate" / "motion_generalisation.csv"
+    write_table(held_out_table1(), motion_t1)
+    write_table(held_out_generalisation(), motion_gen)
     render_site(results / "aggregate" / "leaderboards.json", results / "report", results_root=results,
-                synthetic=SYNTHETIC, attention_table=table1, workflow_report="../../report.html")
+                synthetic=SYNTHETIC, attention_table=table1, workflow_report="../../report.html",
+                motion_held_out={"table1": motion_t1, "generalisation": motion_gen, "models": HELD_OUT_MODELS})
     return results / "report", boards
 
 
@@ -59,6 +69,7 @@ def test_every_page_shows_people_in_a_headless_browser(site, tmp_path):
             assert ("Synthetic data in this run" in people.split(f'id="human-{t}"', 1)[1].split("</div>", 1)[0]) == (
                 t in SYNTHETIC), (name, t)
         assert 'href="../../report.html"' in dom, name  # back to the workflow report
+        assert (HELD_OUT_HEADING in dom) == (track == "motion"), name  # the bio models' held-out verdicts
         assert (out / "../../report.html").resolve().is_file()
 
 

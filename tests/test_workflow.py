@@ -226,6 +226,11 @@ def test_report_builds(harness, workflow, tmp_path):
     # the leaderboard site is in the report (category Leaderboards), and links back to it
     assert "Leaderboards" in html and "leaderboards.rst" not in html
     assert 'href="../../report.html"' in (workflow / "results/report/index.html").read_text()
+    # the motion page's held-out section, built from this run's Table 1 and generalisation table (no bio model here)
+    motion_page = (workflow / "results/report/motion.html").read_text()
+    assert "Held-out verdicts of the bio-inspired models" in motion_page
+    assert "No bio-inspired motion model in this run." in motion_page
+    assert 'href="../aggregate/motion_generalisation.csv"' in motion_page
     # the description prints the display mapping readably (key = value), not as a raw dict
     assert 'px_per_deg</tt> = 4' in html and "display mapping {'px_per_deg'" not in html
     # rendered by a real browser, the report's front page names the human reference and the leaderboards

@@ -32,6 +32,7 @@ from psybench.aggregate.labels import criterion_label
 from psybench.aggregate.leaderboard import Leaderboard, read_leaderboards
 from psybench.io.atomic import atomic_output
 from psybench.io.tables import read_table
+from psybench.motion.held_out import held_out_verdicts
 from psybench.report.figures import (
     parallel_figure,
     profile_figure,
@@ -166,6 +167,27 @@ def _people(board: Leaderboard, human: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def _held_out(tables: dict[str, Any], out_dir: Path, results_root: Path) -> dict[str, Any] | None:
+    """The bio-inspired models' failing held-out cells (psybench.motion.held_out), with links for the page."""
+    if not tables.get("table1"):
+        return None
+    gen_path = tables.get("generalisation")
+    models = held_out_verdicts(read_table(tables["table1"]), read_table(gen_path) if gen_path else None,
+                               tables.get("models") or {}, criteria=tables.get("criteria"))
+
+    def rel(path: Path) -> str:
+        return _href(Path(os.path.relpath(path, out_dir)).as_posix())
+
+    for m in models:
+        for cell in m["table1"] + m["generalisation"]:
+            cell["figures"] = [{"label": f["label"], "href": rel(results_root / f["path"])} for f in cell["figures"]]
+            cell["error"] = _fmt(cell["error"])
+            for d in cell.get("directions", ()):
+                d["error"] = _fmt(d["error"])
+    return {"models": models, "table1_href": rel(Path(tables["table1"])),
+            "generalisation_href": rel(Path(gen_path)) if gen_path else ""}
+
+
 def _page(board: Leaderboard, figs, profile_of, table_href: str, out_dir: Path, results_root: Path,
           human: dict[str, Any]) -> str:
     spec, table, criteria = board.spec, board.table, board.criteria
@@ -199,6 +221,7 @@ def _page(board: Leaderboard, figs, profile_of, table_href: str, out_dir: Path, 
                    "better": "lower" if d == "min" else "higher"} for c, d in zip(criteria, board.directions)],
         tie_columns=[{"name": c, "short": criterion_label(c, with_track=spec["track"] is None)} for c in tie_cols],
         people=_people(board, human),
+        held_out=human["held_out"] if board.spec["track"] == "motion" and board.spec["model"] is None else None,
         per_track="track" in table.columns,
         workflow_report=_href(human["workflow_report"]) if human["workflow_report"] else "",
         pareto=_pareto(board),
@@ -224,6 +247,7 @@ def render_site(
     synthetic: Sequence[str] = (),
     attention_table: str | os.PathLike | None = None,
     workflow_report: str = "",
+    motion_held_out: dict[str, Any] | None = None,
 ) -> list[Leaderboard]:
     """Render the HTML leaderboard report from computed leaderboards.
 
@@ -252,6 +276,11 @@ def render_site(
         is shown with the attention reference.
     workflow_report : str
         Link (relative to ``out_dir``) to the Snakemake report, shown on every page.
+    motion_held_out : dict, optional
+        ``{"table1": path, "generalisation": path or None, "models": {name: algorithm},
+        "criteria": overrides}``: the motion track page then lists every failing
+        held-out cell of these bio-inspired models (:func:`psybench.motion.held_out.held_out_verdicts`),
+        linked to their figures under ``<results_root>/figures/motion/``.
 
     Returns
     -------
@@ -268,6 +297,7 @@ def render_site(
     _check_folder(out_dir)
     boards = read_leaderboards(pages)
     human = {"synthetic": list(synthetic), "ceilings": ceilings, "workflow_report": workflow_report,
+             "held_out": _held_out(motion_held_out or {}, out_dir, results_root),
              "track_pages": {b.spec["track"]: f"{b.name}.html" for b in reversed(boards)
                              if b.spec["track"] and b.spec["model"] is None}}
     if not boards:

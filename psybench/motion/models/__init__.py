@@ -12,3 +12,29 @@ Submodules (imported on demand, never here, so that importing
 :func:`psybench.motion.responses.run_motion_model` streams a stimulus store
 through any of them; models are looked up through :mod:`psybench.registry`.
 """
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["BIO_INSPIRED_KIND", "bio_inspired_models"]
+
+#: Registry kind of the bio-inspired motion models (the streamed population models, Simoncelli &
+#: Heeger 1998 and Tlapale, Masson & Kornprobst 2010); a built-in algorithm of this kind is
+#: bio-inspired, a user callable of it is not assumed to be.
+BIO_INSPIRED_KIND = "stream"
+
+
+def bio_inspired_models(specs: Mapping[str, Any]) -> dict[str, str]:
+    """``{model name: algorithm name}`` of the configured motion models that are bio-inspired.
+
+    Imports nothing heavy: the workflow calls it while planning.
+
+    Parameters
+    ----------
+    specs : mapping {str: psybench.registry.ModelSpec}
+        The resolved motion models (:func:`psybench.config.track_models`), in config order.
+    """
+    return {name: s.algorithm.name for name, s in specs.items()
+            if s.kind == BIO_INSPIRED_KIND and s.algorithm.source == "builtin"}
