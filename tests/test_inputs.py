@@ -27,6 +27,23 @@ def _tree(tmp_path):
     return root
 
 
+def _change(root, change):
+    """Change the tree of :func:`_tree` in one of the ways a dataset gets edited."""
+    frame = root / "a" / "scene" / "scene_001.png"
+    if change == "delete":
+        frame.unlink()
+    elif change == "truncate":
+        os.truncate(frame, 5)
+    elif change == "replace":  # same size, new content: the new file's mtime differs
+        st = frame.stat()
+        frame.write_bytes(b"x" * 10)
+        os.utime(frame, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+    elif change == "add":
+        (root / "a" / "scene" / "scene_003.png").write_bytes(b"")
+    else:
+        (root / "a" / "status.json").write_text('{"header": {"x": 1}}')
+
+
 class TestTreeDigest:
     def test_listing_is_sorted_relative_paths_with_sizes(self, tmp_path):
         root = _tree(tmp_path)
@@ -40,20 +57,7 @@ class TestTreeDigest:
     def test_every_kind_of_change_changes_the_digest(self, tmp_path, change):
         root = _tree(tmp_path)
         before = tree_digest(root)
-        frame = root / "a" / "scene" / "scene_001.png"
-        if change == "delete":
-            frame.unlink()
-        elif change == "truncate":
-            os.truncate(frame, 5)
-        elif change == "replace":  # same size, new content: the new file's mtime differs
-            st = frame.stat()
-            frame.write_bytes(b"x" * 10)
-            os.utime(frame, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
-        elif change == "add":
-            (root / "a" / "scene" / "scene_003.png").write_bytes(b"")
-        else:
-            status = root / "a" / "status.json"
-            status.write_text('{"header": {"x": 1}}')
+        _change(root, change)
         assert tree_digest(root) != before
 
     def test_missing_tree_is_named(self, tmp_path):
@@ -70,19 +74,7 @@ class TestRecordedListing:
         root = _tree(tmp_path)
         record_listing(root)
         assert listing_change(root) is None
-        frame = root / "a" / "scene" / "scene_001.png"
-        if change == "delete":
-            frame.unlink()
-        elif change == "truncate":
-            os.truncate(frame, 5)
-        elif change == "replace":
-            st = frame.stat()
-            frame.write_bytes(b"x" * 10)
-            os.utime(frame, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
-        elif change == "add":
-            (root / "a" / "scene" / "scene_003.png").write_bytes(b"")
-        else:
-            (root / "a" / "status.json").write_text('{"header": {"x": 1}}')
+        _change(root, change)
         name = "a/status.json" if change == "edit_status" else (
             "a/scene/scene_003.png" if change == "add" else "a/scene/scene_001.png")
         assert listing_change(root).startswith(f"{root}/{name} was {said}")

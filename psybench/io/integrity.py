@@ -1,8 +1,8 @@
 """Store integrity: the manifest every store carries, its verification, and quarantine.
 
 A complete store's group attributes hold a ``psybench`` manifest (see
-:mod:`psybench.io.store`) listing each array's shape, layout and the SHA-256 of its
-C-order data, digested per storage chunk (or shard) in order. :func:`verify_store`
+:mod:`psybench.io.store`) listing each array's shape, layout and the digest of its
+C-order data (xxh3-128 per storage chunk or shard, in order; SHA-256 before format 3). :func:`verify_store`
 checks a store against it; :func:`quarantine_damaged` moves damaged stores and
 tables aside before Snakemake plans, so that they are rebuilt.
 
