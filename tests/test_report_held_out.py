@@ -16,7 +16,7 @@ from test_report_leaderboard import LEADERBOARDS, _parse, _touch_sources, synthe
 from psybench.aggregate.leaderboard import compute_leaderboards, write_leaderboards
 from psybench.io.tables import write_table
 from psybench.motion.generalisation import GENERALISATION_COLUMNS
-from psybench.motion.held_out import held_out_verdicts
+from psybench.motion.held_out import held_out_section, held_out_verdicts
 from psybench.motion.models import bio_inspired_models
 from psybench.registry import resolve_model
 from psybench.report.site import render_site
@@ -112,7 +112,7 @@ def test_motion_page_section_lists_failing_cells_with_links(tmp_path):
     write_leaderboards(boards, results / "aggregate", results / "aggregate" / "leaderboards.json")
     out = results / "report"
     render_site(results / "aggregate" / "leaderboards.json", out, results_root=results,
-                motion_held_out={"table1": t1, "generalisation": gen, "models": MODELS})
+                motion_held_out=held_out_section(t1, gen, MODELS))
     html = (out / "motion.html").read_text(encoding="utf-8")
     section = html.split('<section id="held-out">', 1)[1].split("</section>", 1)[0]
     assert HEADING in section

@@ -12,6 +12,7 @@ from test_report_leaderboard import LEADERBOARDS, _chromium, _run_chromium, _tou
 
 from psybench.aggregate.leaderboard import compute_leaderboards, write_leaderboards
 from psybench.io.tables import write_table
+from psybench.motion.held_out import held_out_section
 from psybench.report.human import HUMAN_REFERENCES, attention_ceilings
 from psybench.report.site import render_site
 
@@ -42,7 +43,7 @@ def site(tmp_path_factory):
     write_table(held_out_generalisation(), motion_gen)
     render_site(results / "aggregate" / "leaderboards.json", results / "report", results_root=results,
                 synthetic=SYNTHETIC, attention_table=table1, workflow_report="../../report.html",
-                motion_held_out={"table1": motion_t1, "generalisation": motion_gen, "models": HELD_OUT_MODELS})
+                motion_held_out=held_out_section(motion_t1, motion_gen, HELD_OUT_MODELS))
     return results / "report", boards
 
 

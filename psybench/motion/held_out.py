@@ -32,7 +32,7 @@ from psybench.motion import EXPERIMENT_LABELS
 from psybench.motion.criteria.thresholds import merge_criteria
 from psybench.motion.generalisation import DEPENDENCE
 
-__all__ = ["held_out_verdicts", "model_figures"]
+__all__ = ["held_out_verdicts", "held_out_section", "model_figures"]
 
 # What each experiment's continuous error measures (psybench.motion.criteria, per module).
 _ERROR_MEANS = {
@@ -263,3 +263,28 @@ def held_out_verdicts(
                     "generalisation": cells2, "n_table1": len(t1), "n_generalisation": 0 if gen is None else len(gen),
                     "passes_all": bool(len(t1) and gen is not None and len(gen) and not cells1 and not cells2)})
     return out
+
+
+def held_out_section(
+    table1, generalisation=None, models: Mapping[str, str] | None = None, *, criteria: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """The report's held-out section from a run's table files: :func:`held_out_verdicts` and where they came from.
+
+    Parameters
+    ----------
+    table1, generalisation : path-like
+        ``motion_table1.csv`` and ``motion_generalisation.csv`` (None: the run has none).
+    models, criteria
+        As in :func:`held_out_verdicts`.
+
+    Returns
+    -------
+    dict
+        ``{"table1": path, "generalisation": path or None, "models": [...]}``, what
+        :func:`psybench.report.site.render_site` takes as ``motion_held_out``.
+    """
+    from psybench.io.tables import read_table
+
+    return {"table1": table1, "generalisation": generalisation,
+            "models": held_out_verdicts(read_table(table1), read_table(generalisation) if generalisation else None,
+                                        models or {}, criteria=criteria)}

@@ -16,6 +16,7 @@ in, byte-identical site out.
 
 from __future__ import annotations
 
+import copy
 import os
 import re
 import shutil
@@ -32,7 +33,6 @@ from psybench.aggregate.labels import criterion_label
 from psybench.aggregate.leaderboard import Leaderboard, read_leaderboards
 from psybench.io.atomic import atomic_output
 from psybench.io.tables import read_table
-from psybench.motion.held_out import held_out_verdicts
 from psybench.report.figures import (
     parallel_figure,
     profile_figure,
@@ -167,13 +167,12 @@ def _people(board: Leaderboard, human: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def _held_out(tables: dict[str, Any], out_dir: Path, results_root: Path) -> dict[str, Any] | None:
-    """The bio-inspired models' failing held-out cells (psybench.motion.held_out), with links for the page."""
-    if not tables.get("table1"):
+def _held_out(section: dict[str, Any], out_dir: Path, results_root: Path) -> dict[str, Any] | None:
+    """The bio-inspired models' failing held-out cells (computed by the motion track), with links for the page."""
+    if not section.get("table1"):
         return None
-    gen_path = tables.get("generalisation")
-    models = held_out_verdicts(read_table(tables["table1"]), read_table(gen_path) if gen_path else None,
-                               tables.get("models") or {}, criteria=tables.get("criteria"))
+    gen_path = section.get("generalisation")
+    models = copy.deepcopy(list(section.get("models") or []))
 
     def rel(path: Path) -> str:
         return _href(Path(os.path.relpath(path, out_dir)).as_posix())
@@ -184,7 +183,7 @@ def _held_out(tables: dict[str, Any], out_dir: Path, results_root: Path) -> dict
             cell["error"] = _fmt(cell["error"])
             for d in cell.get("directions", ()):
                 d["error"] = _fmt(d["error"])
-    return {"models": models, "table1_href": rel(Path(tables["table1"])),
+    return {"models": models, "table1_href": rel(Path(section["table1"])),
             "generalisation_href": rel(Path(gen_path)) if gen_path else ""}
 
 
@@ -277,10 +276,10 @@ def render_site(
     workflow_report : str
         Link (relative to ``out_dir``) to the Snakemake report, shown on every page.
     motion_held_out : dict, optional
-        ``{"table1": path, "generalisation": path or None, "models": {name: algorithm},
-        "criteria": overrides}``: the motion track page then lists every failing
-        held-out cell of these bio-inspired models (:func:`psybench.motion.held_out.held_out_verdicts`),
-        linked to their figures under ``<results_root>/figures/motion/``.
+        ``{"table1": path, "generalisation": path or None, "models": [...]}`` as the
+        motion track computes it (``psybench.motion.held_out.held_out_section``): the
+        motion track page then lists every failing held-out cell of the bio-inspired
+        models, linked to their figures under ``<results_root>/figures/motion/``.
 
     Returns
     -------
