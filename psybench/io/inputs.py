@@ -26,7 +26,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
@@ -179,12 +178,9 @@ def quarantine_changed_tree(
     why = listing_change(root)
     if why is None:
         return None
+    from psybench.io.integrity import move_aside  # the quarantine's mover (integrity imports this module)
+
     for path in [root, *map(Path, derived)]:
-        if path.exists():
-            target = Path(dest) / (path.relative_to(path.anchor) if path.is_absolute() else path)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if target.is_dir():
-                shutil.rmtree(target)
-            os.replace(path, target)
+        move_aside([path], Path(path.anchor), Path(dest))
     listing_path(root).unlink(missing_ok=True)
     return why

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     import zarr
 
 __all__ = ["StoreError", "MANIFEST_KEY", "FORMAT_VERSION", "verify_store", "quarantine_damaged", "digest_block",
-           "combine_digests", "open_group", "array_digest", "BLOCK_DIGEST"]
+           "combine_digests", "open_group", "array_digest", "BLOCK_DIGEST", "move_aside"]
 
 MANIFEST_KEY = "psybench"
 FORMAT_VERSION = 3  # 2: with the file manifest .psybench-files; 3: arrays digested with xxh3_128
@@ -227,7 +227,8 @@ def _identity(path: Path) -> tuple[int, int] | None:
     return st.st_dev, st.st_ino
 
 
-def _move_aside(paths: Sequence[Path], root: Path, dest: Path) -> None:
+def move_aside(paths: Sequence[Path], root: Path, dest: Path) -> None:
+    """Move each existing path below ``root`` to the same relative place below ``dest`` (replacing one there)."""
     for p in paths:
         if not p.exists() and not p.is_symlink():
             continue
@@ -312,7 +313,7 @@ def quarantine_damaged(
             why = _damage(here / d, check)
             if why is not None:
                 if move:
-                    _move_aside([here / d], root, dest)
+                    move_aside([here / d], root, dest)
                 moved.append((here / d, why))
             else:
                 verified.record(here / d, snap)
@@ -327,7 +328,7 @@ def quarantine_damaged(
                 why = _damage(csv, functools.partial(check_table, content=state == "modified"))
                 if why is not None:
                     if move:
-                        _move_aside([here / n for n in table], root, dest)
+                        move_aside([here / n for n in table], root, dest)
                     moved.append((csv, why))
                 else:
                     verified.record(csv, snap)
