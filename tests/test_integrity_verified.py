@@ -95,3 +95,57 @@ def test_unreadable_record_means_a_full_check(tmp_path, recorded):
     assert [p for p, _ in quarantine_damaged(tmp_path / "results")] == [store]
     assert json.loads((tmp_path / "results" / VERIFIED_NAME).read_text())["artifacts"].keys() == {"t/scores.csv"}
     np.testing.assert_equal(len(list((tmp_path / "results" / ".damaged").rglob("*.zarr"))), 1)
+
+
+def _count_hashing(monkeypatch):
+    """Count the files hashed and the arrays decoded against their digests."""
+    from psybench.io import filecheck
+
+    calls = {"sha256": 0, "decode": 0}
+    sha, digest = filecheck._sha256, integrity.digest_block
+
+    def counted_sha(path):
+        calls["sha256"] += 1
+        return sha(path)
+
+    def counted_digest(*args, **kwargs):
+        calls["decode"] += 1
+        return digest(*args, **kwargs)
+
+    monkeypatch.setattr(filecheck, "_sha256", counted_sha)
+    monkeypatch.setattr(integrity, "digest_block", counted_digest)
+    return calls
+
+
+def test_a_reader_trusts_the_writers_stamp_until_a_file_changes(tmp_path, monkeypatch):
+    """Stamped: no file hashed, no chunk decoded; touched (same bytes): all hashed again, and it passes."""
+    from psybench.io.store import open_store
+
+    store = _store(tmp_path)
+    assert (store.parent / ".a.zarr.psybench-stat").is_file()
+    calls = _count_hashing(monkeypatch)
+    open_store(store, deep=True)
+    assert calls == {"sha256": 0, "decode": 0}
+    os.utime(_chunk(store))
+    open_store(store, deep=True)
+    n_files = len(json.loads((store / ".psybench-files" / "zarr.json").read_text())["attributes"]["files"])
+    assert calls == {"sha256": n_files, "decode": 2}  # every listed file, and the array's 2 chunks
+
+
+@pytest.mark.parametrize("keep_mtime", [False, True])
+def test_a_reader_catches_a_flipped_byte_of_a_stamped_store(tmp_path, keep_mtime):
+    from psybench.io.store import open_store
+
+    store = _store(tmp_path)
+    _flip(_chunk(store), keep_mtime=keep_mtime)
+    with pytest.raises(integrity.StoreError, match="does not match its checksum"):
+        open_store(store)
+
+
+def test_planning_catches_an_edit_with_mtime_put_back_before_the_store_was_recorded(tmp_path):
+    """The first check after a write: the writer's stamp no longer matches, so every file is hashed."""
+    store = _store(tmp_path)
+    _flip(_chunk(store), keep_mtime=True)
+    moved = quarantine_damaged(tmp_path / "results")
+    assert [p for p, _ in moved] == [store]
+    assert "does not match its checksum" in moved[0][1]

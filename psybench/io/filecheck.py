@@ -15,7 +15,15 @@ Two checks compare an artifact with its manifest:
   (``snakemake --touch``) passes and only a changed content is reported. The
   manifest holds no timestamp (artifacts stay byte-identical between runs): its own
   modification time is the time of writing.
-* :func:`check_files` (jobs, before reading): hashes every listed file.
+* :func:`check_files` (jobs, before reading): hashes every listed file, unless the
+  store's stat stamp matches (:func:`store_stamped`).
+
+A store's writer also stamps it once it is in place (:func:`stamp_store`): the
+``stat`` of every listed file and of the manifest, kept beside the store
+(:func:`psybench.io.verified.write_stamp`). A job that finds the stamp matching
+reads the very files that were hashed from memory as they were written, and skips
+hashing them again; a store changed in any way since (``ctime`` included), or
+copied, is hashed in full as before.
 
 Whole-file SHA-256 is what ``sha256sum -c`` and the BagIt format (RFC 8493, section
 2.1.3) use to detect damaged payload files.
@@ -30,10 +38,11 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from psybench.io.inputs import iter_files
+from psybench.io.verified import stamp_matches, write_stamp
 
 __all__ = [
     "FILES_NAME", "FileCheckError", "record_files", "check_files", "quick_check_files", "table_manifest",
-    "record_table", "check_table",
+    "record_table", "check_table", "stamp_store", "store_stamped",
 ]
 
 FILES_NAME = ".psybench-files"
@@ -81,6 +90,26 @@ def record_files(root: str | os.PathLike, known: Mapping[str, str] | None = None
 
 def _store_manifest(root: Path) -> Path:
     return root / FILES_NAME / "zarr.json"
+
+
+def _stamped_names(root: Path) -> list[str]:
+    return [*_read_manifest(_store_manifest(root)), f"{FILES_NAME}/zarr.json"]
+
+
+def stamp_store(root: str | os.PathLike) -> None:
+    """Stamp the complete store ``root`` (at its final name) by the ``stat`` of its listed files and manifest."""
+    root = Path(root)
+    write_stamp(root, _stamped_names(root))
+
+
+def store_stamped(root: str | os.PathLike) -> bool:
+    """Whether every listed file and the manifest of ``root`` are, by their ``stat``, as its writer stamped them."""
+    root = Path(root)
+    try:
+        names = _stamped_names(root)
+    except FileCheckError:
+        return False
+    return stamp_matches(root, names)
 
 
 def _read_manifest(manifest: Path) -> dict:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import xxhash
 
-from psybench.io.filecheck import FILES_NAME, FileCheckError, check_files, check_table, quick_check_files
+from psybench.io.filecheck import FILES_NAME, FileCheckError, check_files, check_table, quick_check_files, store_stamped
 from psybench.io.verified import VerifiedState
 
 if TYPE_CHECKING:
@@ -108,7 +108,11 @@ def verify_store(
         reads), since a flipped byte can still decode to wrong values.
     files : bool
         Hash every file the store's file manifest lists (raw bytes, no decoding)
-        and compare with the SHA-256 recorded when the store was written.
+        and compare with the SHA-256 recorded when the store was written. When
+        the store's stat stamp matches (:func:`psybench.io.filecheck.store_stamped`:
+        every file is, by size, times and inode, the one its writer hashed from
+        memory), neither the files nor (``deep``) the chunks are read again; the
+        structure, sizes and the list of files are still checked.
 
     Returns
     -------
@@ -126,6 +130,8 @@ def verify_store(
     manifest = group.attrs.get(MANIFEST_KEY)
     if not manifest or not manifest.get("complete"):
         raise StoreError(f"store {path} is incomplete (no psybench manifest): it was not written to the end")
+    # files exactly as their writer hashed them (stat stamp, psybench.io.filecheck): nothing to re-read
+    stamped = files and manifest.get("format", 1) >= 2 and store_stamped(path)
     for name, meta in manifest["arrays"].items():
         if name not in group:
             raise StoreError(f"store {path} lacks array {name!r} listed in its manifest")
@@ -139,7 +145,7 @@ def verify_store(
             raise StoreError(
                 f"store {path}: array {name!r} has {n_files} chunk files, expected {expected}: truncated"
             )
-        if deep is True or (not isinstance(deep, bool) and name in deep):
+        if not stamped and (deep is True or (not isinstance(deep, bool) and name in deep)):
             import dask
             import dask.array as da
 
@@ -155,7 +161,7 @@ def verify_store(
             if combine_digests(digests) != expected_digest:
                 raise StoreError(f"store {path}: array {name!r} does not match its checksum: corrupted")
     if files:
-        _check_listed(path, manifest, content=True)
+        _check_listed(path, manifest, content=not stamped)
     return manifest
 
 
@@ -309,7 +315,9 @@ def quarantine_damaged(
             if state == "unchanged":
                 continue
             snap = verified.snapshot(here / d)
-            check = functools.partial(_quick_verify, content=True) if state == "modified" else _quick_verify
+            # hash every file of one changed in place, or new and not as its writer stamped it (a copy, an edit)
+            content = state == "modified" or not store_stamped(here / d)
+            check = functools.partial(_quick_verify, content=True) if content else _quick_verify
             why = _damage(here / d, check)
             if why is not None:
                 if move:

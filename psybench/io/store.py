@@ -42,7 +42,7 @@ import zarr
 
 from psybench.io.atomic import atomic_output
 from psybench.io.coords import Coordinate, consolidate, write_coords
-from psybench.io.filecheck import record_files
+from psybench.io.filecheck import record_files, stamp_store
 from psybench.io.integrity import (
     BLOCK_DIGEST,
     FORMAT_VERSION,
@@ -230,6 +230,7 @@ def write_store(
         group.attrs[MANIFEST_KEY] = manifest
         consolidate(tmp)
         record_files(tmp)  # last: lists every file, the group's zarr.json with its manifest included
+    stamp_store(path)  # readers skip re-hashing files unchanged since (psybench.io.filecheck)
     return path
 
 
@@ -413,4 +414,5 @@ def write_store_stream(
         group.attrs[MANIFEST_KEY] = manifest
         consolidate(tmp)
         record_files(tmp, known)  # last: lists every file, the group's zarr.json with its manifest included
+    stamp_store(path)
     return path

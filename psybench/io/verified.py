@@ -18,13 +18,12 @@ modification *and* status-change time (``ctime``); a file added to, removed from
 renamed in a folder sets that folder's times; a file replaced under the same name has
 another inode. ``ctime`` cannot be set back by a user (``touch -d`` or
 :func:`os.utime` set it to now), so an edit that restores the modification time is
-still seen here, and hashed. What the record cannot cover is an artifact not yet
-recorded (the first check after it was written): there the planning check hashes
-only files modified after their manifest, so a same-size edit that restores the
-modification time is found by the jobs that read the artifact (they hash every
-file, :func:`psybench.io.filecheck.check_files`) or by
-:func:`psybench.io.integrity.verify_store`. ``snakemake --touch`` changes every
-output in place: the next check hashes them all once. The record is a cache:
+still seen here, and hashed. An artifact not yet recorded (the first check after
+it was written) is judged by its writer's stat stamp (:func:`write_stamp`, taken the
+same way right after the write): a store as its writer stamped it gets the
+structural check, any other (edited, copied, restored from a cache, or written
+before stamps existed) has every file hashed once. ``snakemake --touch`` changes
+every output in place: the next check hashes them all once. The record is a cache:
 deleting it costs one full check.
 
 It lives in the results folder, ``<root>/.psybench-verified.json`` (goes with the
@@ -42,7 +41,8 @@ from pathlib import Path
 
 from psybench.io.atomic import atomic_output
 
-__all__ = ["VERIFIED_NAME", "VerifiedState", "artifact_paths"]
+__all__ = ["VERIFIED_NAME", "VerifiedState", "artifact_paths", "stat_digest", "STAMP_SUFFIX", "stamp_path",
+           "write_stamp", "stamp_matches"]
 
 VERIFIED_NAME = ".psybench-verified.json"
 _FORMAT = 1
@@ -70,7 +70,7 @@ def artifact_paths(base: Path, names: Iterable[str] | None = None) -> list[str]:
     return sorted(out)
 
 
-def _stat_digest(base: Path, paths: Iterable[str]) -> str | None:
+def stat_digest(base: Path, paths: Iterable[str]) -> str | None:
     """SHA-256 of the ``stat`` of ``paths`` below ``base``; None when one is missing."""
     h = hashlib.sha256()
     prefix = os.fspath(base) + os.sep
@@ -127,7 +127,7 @@ class VerifiedState:
             return "new"
         paths, digest, anchor_ino = rec
         base = base if base is not None else path
-        if _stat_digest(base, paths) == digest:
+        if stat_digest(base, paths) == digest:
             self._new[key] = rec
             return "unchanged"
         try:
@@ -146,7 +146,7 @@ class VerifiedState:
             anchor_ino = os.stat(base / anchor).st_ino
         except OSError:
             return None
-        digest = _stat_digest(base, paths)
+        digest = stat_digest(base, paths)
         return None if digest is None else [paths, digest, anchor_ino]
 
     def record(self, path: Path, snap: list | None) -> None:
@@ -160,3 +160,50 @@ class VerifiedState:
             return
         with atomic_output(self.path) as tmp:
             Path(tmp).write_text(json.dumps({"format": _FORMAT, "artifacts": self._new}, sort_keys=True))
+
+
+# A store's stat stamp: the hidden sibling ``.<name>.psybench-stat`` (outside the store, whose bytes stay
+# free of timestamps and inode numbers).
+STAMP_SUFFIX = ".psybench-stat"
+_STAMP_FORMAT = 1
+
+
+def stamp_path(root: str | os.PathLike) -> Path:
+    """Where the stat stamp of the artifact folder ``root`` is kept: ``<parent>/.<name>.psybench-stat``."""
+    root = Path(root)
+    return root.with_name(f".{root.name}{STAMP_SUFFIX}")
+
+
+def write_stamp(root: str | os.PathLike, names: Iterable[str]) -> None:
+    """Record the ``stat`` of the files ``names`` below ``root`` (just written and hashed by their writer).
+
+    A reader that finds every one of them with the same type, size, modification and
+    status-change times and inode (:func:`stamp_matches`) reads the very files their
+    writer wrote and digested, so it need not hash them again; any later write,
+    replacement or ``touch`` of one of them (``ctime`` cannot be set back) breaks the
+    match and the reader hashes everything, as it did before stamps. A copy (a
+    colleague's results, Snakemake's between-workflow cache) has other inodes: it
+    is hashed in full, once per reader.
+    """
+    root = Path(root)
+    names = sorted(names)
+    digest = stat_digest(root, names)
+    if digest is None:
+        return
+    doc = {"format": _STAMP_FORMAT, "files": len(names), "stat": digest}
+    with atomic_output(stamp_path(root)) as tmp:
+        Path(tmp).write_text(json.dumps(doc, sort_keys=True))
+
+
+def stamp_matches(root: str | os.PathLike, names: Iterable[str]) -> bool:
+    """Whether the files ``names`` below ``root`` are, by their ``stat``, the ones :func:`write_stamp` recorded."""
+    root = Path(root)
+    try:
+        doc = json.loads(stamp_path(root).read_text())
+    except (OSError, ValueError):
+        return False
+    names = sorted(names)
+    if not isinstance(doc, dict) or doc.get("format") != _STAMP_FORMAT or doc.get("files") != len(names):
+        return False
+    digest = stat_digest(root, names)
+    return digest is not None and digest == doc.get("stat")
