@@ -15,10 +15,15 @@ maximum resident set size: the largest process, Snakemake or a job), the job cou
 the fixed overhead (the dry run's wall time: parsing the Snakefile and building the
 DAG, which every run pays) and the job-seconds of each track (benchmark files,
 :func:`psybench.io.costs.rule_costs`, and for the cached rules the lifetimes of their
-script processes). Growth is linear when a doubled dimension doubles the job-seconds
-of the stages that scale with it and leaves the rest: ``FIGURE scaling_ratio_<case>``
-is the job-seconds of the stages the case doubles (:data:`SCALING`) over the base's
-(2 for linear growth; less where each job's start-up is a fixed part).
+script processes). Growth is linear when a doubled dimension doubles the cost of the
+stages that scale with it and leaves the rest: ``FIGURE scaling_cpu_ratio_<case>`` is
+the CPU seconds of the script processes of the stages the case doubles
+(:data:`SCALING`; user + system time of every job process, sampled from ``/proc``)
+over the base's, 2 for linear growth (less where each job's start-up is a fixed
+part, which ``FIGURE scaling_<case>_startup_cpu_s`` estimates: one import of the
+libraries a job loads, times the number of jobs). CPU time, unlike wall time, hardly
+depends on what else the machine runs; ``FIGURE scaling_ratio_<case>`` is the same
+ratio on job wall-seconds.
 
 Run: ``.venv/bin/python benchmarks/workflow_scaling.py [--cases base,stimuli_x2,...]``
 (about 10-15 minutes on 2 quiet cores). Figures: ``FIGURE <name> <value> <unit>``.
@@ -101,6 +106,23 @@ def rule_seconds(work: Path, sampler: RssSampler) -> dict[str, float]:
     return out
 
 
+def script_cpu_seconds(sampler: RssSampler) -> dict[str, float]:
+    """CPU seconds per script (= per rule: scripts/<rule>.py) of every job process."""
+    return {script: st["cpu_s"] for script, st in sampler.per_script().items()}
+
+
+def startup_cpu_s() -> float:
+    """CPU seconds of one job's start-up: the interpreter and the libraries every job imports."""
+    code = "import numpy, pandas, scipy.optimize, zarr, dask.array, snakemake.script"
+    best = float("inf")
+    for _ in range(3):
+        t0 = os.times()
+        subprocess.run([sys.executable, "-c", code], check=True)
+        t1 = os.times()
+        best = min(best, (t1.children_user - t0.children_user) + (t1.children_system - t0.children_system))
+    return best
+
+
 def by_track(rules: dict[str, float]) -> dict[str, float]:
     out: dict[str, float] = {}
     for rule, seconds in rules.items():
@@ -138,7 +160,7 @@ def run_case(case: str, tmp: Path, cores: int) -> dict:
     job_peak = max((st["peak_mb"] for st in sampler.per_script().values()), default=0.0)
     return {"wall_s": wall, "dry_s": t_dry, "jobs": int(jobs.group(1)) if jobs else -1,
             "peak_rss_mb": max(int(rss.group(1)) / 1024 if rss else 0.0, job_peak),
-            "rules": rule_seconds(work, sampler)}
+            "rules": rule_seconds(work, sampler), "cpu": script_cpu_seconds(sampler)}
 
 
 def main() -> None:
@@ -149,6 +171,8 @@ def main() -> None:
     cases = args.cases.split(",")
     tmp = Path(tempfile.mkdtemp(prefix="psybench-scaling-"))
     results = {}
+    startup = startup_cpu_s()
+    print(f"FIGURE job_startup_cpu_s {startup:.2f} s")
     try:
         for case in cases:
             results[case] = r = run_case(case, tmp, args.cores)
@@ -162,15 +186,20 @@ def main() -> None:
             print(f"FIGURE scaling_{case}_jobs {r['jobs']} jobs")
             for track, seconds in sorted(r["tracks"].items()):
                 print(f"FIGURE scaling_{case}_job_s_{track} {seconds:.1f} s")
+            for track, seconds in sorted(by_track(r["cpu"]).items()):
+                print(f"FIGURE scaling_{case}_cpu_s_{track} {seconds:.1f} s")
+            print(f"FIGURE scaling_{case}_startup_cpu_s {startup * r['jobs']:.1f} s")
         if "base" in results:
             for case in cases:
                 if case not in SCALING:
                     continue
-                base = sum(results["base"]["rules"].get(rule, 0.0) for rule in SCALING[case])
-                got = sum(results[case]["rules"].get(rule, 0.0) for rule in SCALING[case])
-                if base:
-                    print(f"{case}: job-seconds of {', '.join(SCALING[case])}: {base:.1f} s -> {got:.1f} s")
-                    print(f"FIGURE scaling_ratio_{case} {got / base:.2f} x(base; 2 = linear)")
+                for key, label, figure in (("cpu", "CPU seconds", "scaling_cpu_ratio"),
+                                           ("rules", "job wall-seconds", "scaling_ratio")):
+                    base = sum(results["base"][key].get(rule, 0.0) for rule in SCALING[case])
+                    got = sum(results[case][key].get(rule, 0.0) for rule in SCALING[case])
+                    if base:
+                        print(f"{case}: {label} of {', '.join(SCALING[case])}: {base:.1f} s -> {got:.1f} s")
+                        print(f"FIGURE {figure}_{case} {got / base:.2f} x(base; 2 = linear)")
         print(f"load average at the end: {os.getloadavg()[0]:.1f} (2 cores)")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

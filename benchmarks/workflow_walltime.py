@@ -64,8 +64,22 @@ CACHED_SCRIPTS = ("motion_stimuli", "motion_responses", "attention_stimuli", "at
 SCRIPT = re.compile(r"\.snakemake/scripts/tmp[^ /]*\.(\w+)\.py")
 
 
+_TICK_S = 1.0 / os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_s(stat: str) -> float:
+    """User + system CPU seconds of a process (all its threads) from its ``/proc/<pid>/stat`` line."""
+    fields = stat.rsplit(")", 1)[1].split()  # after the command name, which may hold spaces
+    return (int(fields[11]) + int(fields[12])) * _TICK_S  # utime, stime (fields 14 and 15 of proc(5))
+
+
 class RssSampler(threading.Thread):
-    """Peak RSS (VmHWM) and lifetime of every Snakemake script process, per script."""
+    """Peak RSS (VmHWM), lifetime and CPU time of every Snakemake script process, per script.
+
+    The CPU time is the last value seen (every ``interval`` s) of the process's user +
+    system time, all threads included: it undercounts a job by at most one interval,
+    and unlike wall time it barely depends on what else the machine runs.
+    """
 
     def __init__(self, workdir: Path, interval: float = 0.05):
         super().__init__(daemon=True)
@@ -88,11 +102,13 @@ class RssSampler(threading.Thread):
                     if os.readlink(d / "cwd") != self.workdir:
                         continue  # another workflow on the same machine
                     status = (d / "status").read_text()
-                except OSError:
+                    cpu = _cpu_s((d / "stat").read_text())
+                except (OSError, IndexError, ValueError):
                     continue
                 hwm = re.search(r"VmHWM:\s+(\d+) kB", status)
                 rec = self.procs.setdefault(int(d.name), {"script": m.group(1), "start": now, "hwm_kb": 0})
                 rec["end"] = now
+                rec["cpu_s"] = cpu
                 if hwm:
                     rec["hwm_kb"] = max(rec["hwm_kb"], int(hwm.group(1)))
             self.stop.wait(self.interval)
@@ -100,8 +116,9 @@ class RssSampler(threading.Thread):
     def per_script(self) -> dict[str, dict]:
         out: dict[str, dict] = {}
         for rec in self.procs.values():
-            s = out.setdefault(rec["script"], {"n": 0, "peak_mb": 0.0, "max_s": 0.0, "sum_s": 0.0})
+            s = out.setdefault(rec["script"], {"n": 0, "peak_mb": 0.0, "max_s": 0.0, "sum_s": 0.0, "cpu_s": 0.0})
             s["n"] += 1
+            s["cpu_s"] += rec.get("cpu_s", 0.0)
             s["peak_mb"] = max(s["peak_mb"], rec["hwm_kb"] / 1024)
             s["max_s"] = max(s["max_s"], rec.get("end", rec["start"]) - rec["start"])
             s["sum_s"] += rec.get("end", rec["start"]) - rec["start"]
