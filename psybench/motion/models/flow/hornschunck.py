@@ -62,97 +62,171 @@ def _hs_average(field: np.ndarray) -> np.ndarray:
     return cv2.filter2D(field, -1, kernel, borderType=cv2.BORDER_REPLICATE)
 
 
+_SELF_WEIGHTS: dict[tuple, np.ndarray] = {}
+
+
 def _self_weight(kernel: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
-    """Diagonal of the replicated-border 3 x 3 average ``kernel`` on ``shape``: its centre inside, more on borders."""
-    h, w = shape
-    rows, cols = np.arange(h)[:, None], np.arange(w)[None, :]
-    diag = np.zeros(shape)
-    for dy in (-1, 0, 1):
-        for dx in (-1, 0, 1):
-            same = (np.clip(rows + dy, 0, h - 1) == rows) & (np.clip(cols + dx, 0, w - 1) == cols)
-            diag += kernel[dy + 1, dx + 1] * same
+    """Diagonal of the replicated-border 3 x 3 average ``kernel`` on ``shape``: its centre inside, more on borders.
+
+    It depends on the kernel and the grid only, not on the frames: computed once per
+    (kernel, shape) and kept (read-only).
+    """
+    key = (kernel.dtype.str, kernel.tobytes(), tuple(shape))
+    diag = _SELF_WEIGHTS.get(key)
+    if diag is None:
+        h, w = shape
+        rows, cols = np.arange(h)[:, None], np.arange(w)[None, :]
+        diag = np.zeros(shape)
+        for dy in (-1, 0, 1):
+            for dx in (-1, 0, 1):
+                same = (np.clip(rows + dy, 0, h - 1) == rows) & (np.clip(cols + dx, 0, w - 1) == cols)
+                diag += kernel[dy + 1, dx + 1] * same
+        diag.flags.writeable = False
+        diag = _SELF_WEIGHTS.setdefault(key, diag)
     return diag
 
 
-def _prolong1(x: np.ndarray, n: int) -> np.ndarray:
-    """Linear interpolation along the last axis from ``ceil(n / 2)`` cells to ``n`` (cell centres, edges clamped)."""
-    m = x.shape[-1]
-    xe = np.concatenate([x[..., :1], x, x[..., -1:]], axis=-1)
-    out = np.empty(x.shape[:-1] + (2 * m,), x.dtype)
-    centre = 0.75 * xe[..., 1:m + 1]
-    out[..., 0::2] = centre + 0.25 * xe[..., :m]
-    out[..., 1::2] = centre + 0.25 * xe[..., 2:]
-    return out[..., :n]
+def _on(axis: int, part: slice) -> tuple:
+    """Index of ``part`` along ``axis`` (-1: columns, -2: rows) of an array (..., H, W)."""
+    return (Ellipsis, part) if axis == -1 else (Ellipsis, part, slice(None))
 
 
-def _restrict1(r: np.ndarray) -> np.ndarray:
-    """The adjoint (transpose) of :func:`_prolong1` along the last axis: ``n`` fine values to ``ceil(n / 2)`` cells."""
-    n = r.shape[-1]
+_ALL_BUT_FIRST, _ALL_BUT_LAST, _FIRST, _LAST = slice(1, None), slice(None, -1), slice(0, 1), slice(-1, None)
+
+
+def _prolong1(x: np.ndarray, n: int, axis: int = -1) -> np.ndarray:
+    """Linear interpolation along ``axis`` from ``ceil(n / 2)`` cells to ``n`` (cell centres, edges clamped).
+
+    Fine cell 2j is ``0.75 x[j] + 0.25 x[j - 1]`` and 2j + 1 is ``0.75 x[j] + 0.25 x[j + 1]``
+    (indices clamped to the edges), written straight into the output's even and odd cells.
+    """
+    m = x.shape[axis]
+    shape = list(x.shape)
+    shape[axis] = 2 * m
+    out = np.empty(shape, x.dtype)
+    centre, quarter = 0.75 * x, 0.25 * x
+    even, odd = out[_on(axis, slice(0, None, 2))], out[_on(axis, slice(1, None, 2))]
+    first, last, but_first, but_last = (_on(axis, part) for part in (_FIRST, _LAST, _ALL_BUT_FIRST, _ALL_BUT_LAST))
+    np.add(centre[but_first], quarter[but_last], out=even[but_first])
+    np.add(centre[first], quarter[first], out=even[first])
+    np.add(centre[but_last], quarter[but_first], out=odd[but_last])
+    np.add(centre[last], quarter[last], out=odd[last])
+    return out[_on(axis, slice(0, n))]
+
+
+def _restrict1(r: np.ndarray, axis: int = -1) -> np.ndarray:
+    """The adjoint (transpose) of :func:`_prolong1` along ``axis``: ``n`` fine values to ``ceil(n / 2)`` cells."""
+    n = r.shape[axis]
     if n % 2:
-        r = np.concatenate([r, np.zeros(r.shape[:-1] + (1,), r.dtype)], axis=-1)
-    even, odd = r[..., 0::2], r[..., 1::2]
-    out = 0.75 * (even + odd)
-    out[..., :-1] += 0.25 * even[..., 1:]
-    out[..., 1:] += 0.25 * odd[..., :-1]
-    out[..., 0] += 0.25 * even[..., 0]
-    out[..., -1] += 0.25 * odd[..., -1]
+        pad = list(r.shape)
+        pad[axis] = 1
+        r = np.concatenate([r, np.zeros(pad, r.dtype)], axis=axis)
+    even, odd = r[_on(axis, slice(0, None, 2))], r[_on(axis, slice(1, None, 2))]
+    out = np.add(even, odd)
+    out *= 0.75
+    even, odd = 0.25 * even, 0.25 * odd
+    first, last, but_first, but_last = (_on(axis, part) for part in (_FIRST, _LAST, _ALL_BUT_FIRST, _ALL_BUT_LAST))
+    out[but_last] += even[but_first]
+    out[but_first] += odd[but_last]
+    out[first] += even[first]
+    out[last] += odd[last]
     return out
 
 
 def _restrict(r: np.ndarray) -> np.ndarray:
-    """``P^T r`` over the last two axes, ``P`` the bilinear prolongation :func:`_prolong`."""
-    return _restrict1(_restrict1(r).swapaxes(-1, -2)).swapaxes(-1, -2)
+    """``P^T r`` over the last two axes, ``P`` the bilinear prolongation :func:`_prolong` (columns, then rows)."""
+    return _restrict1(_restrict1(r, -1), -2)
 
 
 def _prolong(x: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
-    """Bilinear interpolation of the last two axes to ``shape`` (cell centres; 2x finer)."""
-    return _prolong1(_prolong1(x, shape[1]).swapaxes(-1, -2), shape[0]).swapaxes(-1, -2)
+    """Bilinear interpolation of the last two axes to ``shape`` (cell centres; 2x finer; columns, then rows)."""
+    return _prolong1(_prolong1(x, shape[1], -1), shape[0], -2)
 
 
 class _HSLevel:
-    """``A w = J w + s (w - K * w)`` on one grid (K a 3 x 3 average, replicated borders) and its block diagonal."""
+    """``A w = J w + s (w - K * w)`` on one grid (K a 3 x 3 average, replicated borders) and its block diagonal.
+
+    The two flow components are handled together as one (2, H, W) array, with the
+    coefficients stacked to match (``j_u[c] w[0] + j_v[c] w[1]`` is row c of ``J w``) and
+    every step written into buffers the level owns: element by element these are the
+    operations of the component-by-component formulas, in the same order, so the
+    values are the same bits, with a fraction of the allocations and calls (most
+    V-cycle work is on grids of a few cells, where the calls were the cost).
+    """
 
     def __init__(self, jxx, jxy, jyy, s: float, kernel: np.ndarray, coarsen: bool = True):
-        self.jxx, self.jxy, self.jyy, self.s, self.kernel = jxx, jxy, jyy, s, kernel
+        self.jxy, self.s, self.kernel = jxy, s, kernel
         d = (s * (1.0 - _self_weight(kernel, jxx.shape))).astype(jxx.dtype)
-        self.p, self.q = jxx + d, jyy + d
-        self.det = self.p * self.q - jxy * jxy
+        p, q = jxx + d, jyy + d
+        self.det = p * q - jxy * jxy
+        self.j_u, self.j_v, self.qp = np.stack([jxx, jxy]), np.stack([jxy, jyy]), np.stack([q, p])
+        self._smooth, self._tmp, self._res, self._step, self._x = (
+            np.empty((2,) + jxx.shape, jxx.dtype) for _ in range(5))
         self.coarse = None
         if coarsen and min(jxx.shape) >= 8:
             # the energy on cells twice as large: the data terms add up (lumped P^T J P), while the
             # smoothness term keeps its weight (a 2-D Dirichlet energy does not change with the grid's scale)
             self.coarse = _HSLevel(*(_restrict(a) for a in (jxx, jxy, jyy)), s, kernel)
 
-    def apply(self, w: np.ndarray) -> np.ndarray:
-        out = np.empty_like(w)
+    def apply(self, w: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """``A w`` for ``w`` (2, H, W) C-contiguous, into ``out`` (new if None)."""
+        out = np.empty_like(w) if out is None else out
+        smooth, tmp = self._smooth, self._tmp
         for c in range(2):
-            smooth = self.s * (w[c] - cv2.filter2D(w[c], -1, self.kernel, borderType=cv2.BORDER_REPLICATE))
-            out[c] = (self.jxx if c == 0 else self.jxy) * w[0] + (self.jxy if c == 0 else self.jyy) * w[1] + smooth
+            cv2.filter2D(w[c], -1, self.kernel, dst=smooth[c], borderType=cv2.BORDER_REPLICATE)
+        np.subtract(w, smooth, out=smooth)
+        np.multiply(smooth, self.s, out=smooth)
+        np.multiply(self.j_u, w[0], out=out)
+        np.multiply(self.j_v, w[1], out=tmp)
+        out += tmp
+        out += smooth
         return out
 
-    def block_solve(self, r: np.ndarray) -> np.ndarray:
-        """The per-pixel 2 x 2 diagonal blocks' inverse applied to ``r`` (block Jacobi)."""
-        return np.stack([(self.q * r[0] - self.jxy * r[1]) / self.det, (self.p * r[1] - self.jxy * r[0]) / self.det])
+    def block_solve(self, r: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """The per-pixel 2 x 2 diagonal blocks' inverse applied to ``r`` (block Jacobi), into ``out``."""
+        out = np.empty_like(r) if out is None else out
+        np.multiply(self.qp, r, out=out)  # (q r0, p r1)
+        np.multiply(self.jxy, r[::-1], out=self._tmp)  # (jxy r1, jxy r0)
+        out -= self._tmp
+        out /= self.det
+        return out
+
+    def _smoothing_step(self, x: np.ndarray, b: np.ndarray, omega: float) -> None:
+        """``x += omega * block_solve(b - A x)`` in place."""
+        res, step = self._res, self._step
+        np.subtract(b, self.apply(x, out=res), out=res)
+        self.block_solve(res, out=step)
+        step *= omega
+        x += step
 
     def v_cycle(self, b: np.ndarray, sweeps: int = 1, omega: float = 0.7) -> np.ndarray:
-        """Symmetric multigrid V-cycle from 0 (damped block-Jacobi smoothing): an SPD approximation of ``A^-1 b``."""
-        x = omega * self.block_solve(b)
+        """Symmetric multigrid V-cycle from 0 (damped block-Jacobi smoothing): an SPD approximation of ``A^-1 b``.
+
+        Returns the level's own buffer: read it before the next V-cycle on this level.
+        """
+        x = self.block_solve(b, out=self._x)
+        x *= omega
         for _ in range(sweeps - 1):
-            x += omega * self.block_solve(b - self.apply(x))
+            self._smoothing_step(x, b, omega)
         if self.coarse is None:
             for _ in range(30):  # the coarsest grid (< 8 cells a side): smoothing is a solve
-                x += omega * self.block_solve(b - self.apply(x))
+                self._smoothing_step(x, b, omega)
             return x
-        h, w = b.shape[1:]
-        x += _prolong(self.coarse.v_cycle(_restrict(b - self.apply(x)), sweeps, omega), (h, w))
+        res = self._res
+        np.subtract(b, self.apply(x, out=res), out=res)
+        x += _prolong(self.coarse.v_cycle(_restrict(res), sweeps, omega), b.shape[1:])
         for _ in range(sweeps):
-            x += omega * self.block_solve(b - self.apply(x))
+            self._smoothing_step(x, b, omega)
         return x
 
 
-def _dot(a: np.ndarray, b: np.ndarray) -> float:
-    """``sum a b`` by numpy's pairwise summation: the same digits at any BLAS thread count, and no thread start-up."""
-    return float(np.multiply(a, b).sum())
+def _dot(a: np.ndarray, b: np.ndarray, buffer: np.ndarray | None = None) -> float:
+    """``sum a b`` by numpy's pairwise summation: the same digits at any BLAS thread count, and no thread start-up.
+
+    ``buffer`` (C-contiguous, the shape of ``a``) receives the products, so the sum runs over the same
+    layout, hence in the same order, as without it.
+    """
+    return float(np.multiply(a, b, out=buffer).sum())
 
 
 def _hs_pcg(jxx: np.ndarray, jxy: np.ndarray, jyy: np.ndarray, b: np.ndarray, a2: float, x: np.ndarray, *,
@@ -177,29 +251,37 @@ def _hs_pcg(jxx: np.ndarray, jxy: np.ndarray, jyy: np.ndarray, b: np.ndarray, a2
         ``|b - A x| / b_norm`` at return (recomputed, not the recursive estimate).
     """
     level = _HSLevel(jxx, jxy, jyy, a2, HS_AVERAGE_KERNEL, coarsen=False)  # the operator itself, in float64
-    precondition = level.block_solve
+    # work arrays, reused every iteration (each (2, H, W), C-contiguous like the vectors they stand for)
+    z, ad, scaled, products = (np.empty_like(b) for _ in range(4))
+
+    def precondition(r: np.ndarray) -> np.ndarray:
+        return level.block_solve(r, out=z)
+
     if multigrid:  # the preconditioner in float32 (twice as fast): it sets the path, not the solution
         f32 = _HSLevel(*(a.astype(np.float32) for a in (jxx, jxy, jyy)), a2, _HS_KERNEL32)
+        r32 = np.empty(b.shape, np.float32)
 
         def precondition(r: np.ndarray) -> np.ndarray:
-            return f32.v_cycle(r.astype(np.float32)).astype(np.float64)
+            np.copyto(r32, r, casting="same_kind")  # = r.astype(np.float32)
+            np.copyto(z, f32.v_cycle(r32))
+            return z
 
     res = b - level.apply(x)
     done = 0
-    if np.sqrt(_dot(res, res)) > tol * b_norm:
+    if np.sqrt(_dot(res, res, products)) > tol * b_norm:
         z = precondition(res)
-        rz = _dot(res, z)
+        rz = _dot(res, z, products)
         direction = z.copy()
         while done < n_iter:
             done += 1
-            ad = level.apply(direction)
-            step = rz / _dot(direction, ad)
-            x += step * direction
-            res -= step * ad
-            if np.sqrt(_dot(res, res)) <= tol * b_norm:
+            level.apply(direction, out=ad)
+            step = rz / _dot(direction, ad, products)
+            x += np.multiply(step, direction, out=scaled)
+            res -= np.multiply(step, ad, out=scaled)
+            if np.sqrt(_dot(res, res, products)) <= tol * b_norm:
                 break
             z = precondition(res)
-            rz_new = _dot(res, z)
+            rz_new = _dot(res, z, products)
             direction *= rz_new / rz
             direction += z
             rz = rz_new
