@@ -189,6 +189,26 @@ def test_lk_window_is_scipys_gaussian_filter(sigma):
                                ndi.gaussian_filter(maps, (0, sigma, sigma), mode="nearest"), atol=1e-12)
 
 
+def test_warp_with_precomputed_coefficients_is_map_coordinates_bit_for_bit():
+    """Lucas-Kanade prefilters the warped frame once per level: the same bits as map_coordinates' own prefilter.
+
+    Oracle: ``scipy.ndimage.map_coordinates(order=3, mode="nearest")`` on the image itself, for flows
+    from sub-pixel to far outside the image (its 12-px padding and the clamp beyond it).
+    """
+    from psybench.motion.models.flow.common import _spline_coefficients, _warp
+
+    rng = np.random.default_rng(3)
+    image = ndi.gaussian_filter(rng.random((40, 56)), 1.5)
+    coefficients = _spline_coefficients(image)
+    rows, cols = np.mgrid[0:40, 0:56].astype(np.float64)
+    for scale in (0.3, 4.0, 15.0, 60.0):
+        motion = rng.normal(0.0, scale, (40, 56, 2))
+        expected = ndi.map_coordinates(image, [rows + motion[..., 1], cols + motion[..., 0]], order=3, mode="nearest")
+        assert np.array_equal(_warp(image, motion, coefficients), expected)
+        assert np.array_equal(_warp(image, motion), expected)
+    assert _warp(image, np.zeros((40, 56, 2)), coefficients) is image
+
+
 def test_one_dimensional_pattern_gives_normal_flow_only():
     """Aperture problem: for stripes (no vertical structure) LK's regularised solve and HS
     recover only the normal (horizontal) component; the tangential one stays 0."""

@@ -18,6 +18,10 @@ REFERENCE_DIR = Path(__file__).parent / "data" / "motion_models_reference"
 _spec = importlib.util.spec_from_file_location("make_reference", REFERENCE_DIR / "make_reference.py")
 make_reference = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(make_reference)
+_spec = importlib.util.spec_from_file_location("make_gradient_reference",
+                                               REFERENCE_DIR / "make_gradient_reference.py")
+make_gradient_reference = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(make_gradient_reference)
 
 
 @pytest.fixture(scope="module")
@@ -31,6 +35,19 @@ def test_flow_equals_main_before_the_speed_up(frames, name):
     flow = make_reference.model_flow(name, frames)
     assert np.abs(ref).max() > 0.1  # a moving diamond, not an empty response
     np.testing.assert_allclose(flow, ref, rtol=0, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", list(make_gradient_reference.MODELS))
+def test_gradient_models_keep_every_bit(name):
+    """Horn-Schunck's and Lucas-Kanade's speed-ups (issue 15) change no bit of their flows.
+
+    Reference: ``gradient_models_flow.npz``, made by main before them (README beside it),
+    single scale and coarse to fine (warping); compared exactly, not to a tolerance.
+    """
+    ref = np.load(REFERENCE_DIR / "gradient_models_flow.npz")[name]
+    flow = make_gradient_reference.model_flow(name, make_gradient_reference.reference_frames())
+    assert np.abs(ref).max() > 0.5  # a moving diamond, not an empty response
+    np.testing.assert_array_equal(flow, ref)
 
 
 @pytest.mark.parametrize("name", ["simoncelli_heeger", "tlapale_v1mt"])

@@ -27,7 +27,8 @@ hence the single-scale defaults (``levels=1``) below.
 
 One module per method: :mod:`~psybench.motion.models.flow.hornschunck`,
 :mod:`~psybench.motion.models.flow.lucaskanade`, :mod:`~psybench.motion.models.flow.opencv`
-(Farneback, DIS), sharing :mod:`~psybench.motion.models.flow.common`.
+(Farneback, DIS), sharing :mod:`~psybench.motion.models.flow.common`; Horn-Schunck's
+multigrid preconditioner is in :mod:`~psybench.motion.models.flow.hs_multigrid`.
 
 References
 ----------

@@ -59,22 +59,46 @@ def _number(model: str, key: str, value: Any, *, low: float = 0.0, strict: bool 
 
 
 # ------------------------------------------------------------------ shared helpers
-def _warp(image: np.ndarray, flow: np.ndarray) -> np.ndarray:
+# map_coordinates pads an image by this much (edges replicated) before its spline prefilter in mode "nearest"
+_SPLINE_PAD = 12
+
+
+def _spline_coefficients(image: np.ndarray) -> np.ndarray:
+    """Cubic B-spline coefficients of ``image``, exactly as ``map_coordinates(order=3, mode="nearest")`` makes them.
+
+    SciPy pads the image by ``_SPLINE_PAD`` px (edges replicated) and prefilters the
+    padded array in float64; computed once, they serve every warp of the same image
+    (:func:`_warp`'s ``coefficients``): the same numbers as prefiltering at each warp.
+
+    Returns
+    -------
+    ndarray, shape (H + 2 * _SPLINE_PAD, W + 2 * _SPLINE_PAD), float64
+    """
+    from scipy import ndimage as ndi  # here: the registry imports this module at planning
+    return ndi.spline_filter(np.pad(image, _SPLINE_PAD, mode="edge"), 3, output=np.float64, mode="nearest")
+
+
+def _warp(image: np.ndarray, flow: np.ndarray, coefficients: np.ndarray | None = None) -> np.ndarray:
     """``image(x + flow(x))`` by cubic B-spline interpolation, edges replicated.
 
     Cubic rather than bilinear: bilinear interpolation blurs the warped image by a
     sub-pixel-dependent amount, which left ~0.08 px/frame of end-point error in
     Lucas-Kanade on a smooth translating texture (cubic: ~0.003). Warping by an
     identically zero flow is the identity (returned as is), which keeps zero
-    motion at exactly zero flow.
+    motion at exactly zero flow. ``coefficients``: ``_spline_coefficients(image)``,
+    if already computed (the result is the same, bit for bit, as
+    ``scipy.ndimage.map_coordinates(image, ..., order=3, mode="nearest")``; tested).
     """
     from scipy import ndimage as ndi  # here: the registry imports this module at planning
     if not flow.any():
         return image
+    if coefficients is None:
+        coefficients = _spline_coefficients(image)
     h, w = image.shape
     rows, cols = np.mgrid[0:h, 0:w].astype(np.float64)
     coords = np.stack([rows + flow[..., 1], cols + flow[..., 0]])
-    return ndi.map_coordinates(image, coords, order=3, mode="nearest")
+    coords += _SPLINE_PAD  # into the padded coefficients, after the sum as SciPy adds its padding
+    return ndi.map_coordinates(coefficients, coords, order=3, mode="nearest", prefilter=False)
 
 
 def _pyramid(image: np.ndarray, levels: int) -> list[np.ndarray]:

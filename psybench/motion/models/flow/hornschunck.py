@@ -14,6 +14,7 @@ from psybench.motion.models.flow.common import (
     _number,
     _warp,
 )
+from psybench.motion.models.flow.hs_multigrid import _HSLevel, _prolong, _restrict  # noqa: F401  (tests use them)
 from psybench.registry import register
 
 __all__ = ["horn_schunck", "HS_AVERAGE_KERNEL"]
@@ -62,97 +63,13 @@ def _hs_average(field: np.ndarray) -> np.ndarray:
     return cv2.filter2D(field, -1, kernel, borderType=cv2.BORDER_REPLICATE)
 
 
-def _self_weight(kernel: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
-    """Diagonal of the replicated-border 3 x 3 average ``kernel`` on ``shape``: its centre inside, more on borders."""
-    h, w = shape
-    rows, cols = np.arange(h)[:, None], np.arange(w)[None, :]
-    diag = np.zeros(shape)
-    for dy in (-1, 0, 1):
-        for dx in (-1, 0, 1):
-            same = (np.clip(rows + dy, 0, h - 1) == rows) & (np.clip(cols + dx, 0, w - 1) == cols)
-            diag += kernel[dy + 1, dx + 1] * same
-    return diag
+def _dot(a: np.ndarray, b: np.ndarray, buffer: np.ndarray | None = None) -> float:
+    """``sum a b`` by numpy's pairwise summation: the same digits at any BLAS thread count, and no thread start-up.
 
-
-def _prolong1(x: np.ndarray, n: int) -> np.ndarray:
-    """Linear interpolation along the last axis from ``ceil(n / 2)`` cells to ``n`` (cell centres, edges clamped)."""
-    m = x.shape[-1]
-    xe = np.concatenate([x[..., :1], x, x[..., -1:]], axis=-1)
-    out = np.empty(x.shape[:-1] + (2 * m,), x.dtype)
-    centre = 0.75 * xe[..., 1:m + 1]
-    out[..., 0::2] = centre + 0.25 * xe[..., :m]
-    out[..., 1::2] = centre + 0.25 * xe[..., 2:]
-    return out[..., :n]
-
-
-def _restrict1(r: np.ndarray) -> np.ndarray:
-    """The adjoint (transpose) of :func:`_prolong1` along the last axis: ``n`` fine values to ``ceil(n / 2)`` cells."""
-    n = r.shape[-1]
-    if n % 2:
-        r = np.concatenate([r, np.zeros(r.shape[:-1] + (1,), r.dtype)], axis=-1)
-    even, odd = r[..., 0::2], r[..., 1::2]
-    out = 0.75 * (even + odd)
-    out[..., :-1] += 0.25 * even[..., 1:]
-    out[..., 1:] += 0.25 * odd[..., :-1]
-    out[..., 0] += 0.25 * even[..., 0]
-    out[..., -1] += 0.25 * odd[..., -1]
-    return out
-
-
-def _restrict(r: np.ndarray) -> np.ndarray:
-    """``P^T r`` over the last two axes, ``P`` the bilinear prolongation :func:`_prolong`."""
-    return _restrict1(_restrict1(r).swapaxes(-1, -2)).swapaxes(-1, -2)
-
-
-def _prolong(x: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
-    """Bilinear interpolation of the last two axes to ``shape`` (cell centres; 2x finer)."""
-    return _prolong1(_prolong1(x, shape[1]).swapaxes(-1, -2), shape[0]).swapaxes(-1, -2)
-
-
-class _HSLevel:
-    """``A w = J w + s (w - K * w)`` on one grid (K a 3 x 3 average, replicated borders) and its block diagonal."""
-
-    def __init__(self, jxx, jxy, jyy, s: float, kernel: np.ndarray, coarsen: bool = True):
-        self.jxx, self.jxy, self.jyy, self.s, self.kernel = jxx, jxy, jyy, s, kernel
-        d = (s * (1.0 - _self_weight(kernel, jxx.shape))).astype(jxx.dtype)
-        self.p, self.q = jxx + d, jyy + d
-        self.det = self.p * self.q - jxy * jxy
-        self.coarse = None
-        if coarsen and min(jxx.shape) >= 8:
-            # the energy on cells twice as large: the data terms add up (lumped P^T J P), while the
-            # smoothness term keeps its weight (a 2-D Dirichlet energy does not change with the grid's scale)
-            self.coarse = _HSLevel(*(_restrict(a) for a in (jxx, jxy, jyy)), s, kernel)
-
-    def apply(self, w: np.ndarray) -> np.ndarray:
-        out = np.empty_like(w)
-        for c in range(2):
-            smooth = self.s * (w[c] - cv2.filter2D(w[c], -1, self.kernel, borderType=cv2.BORDER_REPLICATE))
-            out[c] = (self.jxx if c == 0 else self.jxy) * w[0] + (self.jxy if c == 0 else self.jyy) * w[1] + smooth
-        return out
-
-    def block_solve(self, r: np.ndarray) -> np.ndarray:
-        """The per-pixel 2 x 2 diagonal blocks' inverse applied to ``r`` (block Jacobi)."""
-        return np.stack([(self.q * r[0] - self.jxy * r[1]) / self.det, (self.p * r[1] - self.jxy * r[0]) / self.det])
-
-    def v_cycle(self, b: np.ndarray, sweeps: int = 1, omega: float = 0.7) -> np.ndarray:
-        """Symmetric multigrid V-cycle from 0 (damped block-Jacobi smoothing): an SPD approximation of ``A^-1 b``."""
-        x = omega * self.block_solve(b)
-        for _ in range(sweeps - 1):
-            x += omega * self.block_solve(b - self.apply(x))
-        if self.coarse is None:
-            for _ in range(30):  # the coarsest grid (< 8 cells a side): smoothing is a solve
-                x += omega * self.block_solve(b - self.apply(x))
-            return x
-        h, w = b.shape[1:]
-        x += _prolong(self.coarse.v_cycle(_restrict(b - self.apply(x)), sweeps, omega), (h, w))
-        for _ in range(sweeps):
-            x += omega * self.block_solve(b - self.apply(x))
-        return x
-
-
-def _dot(a: np.ndarray, b: np.ndarray) -> float:
-    """``sum a b`` by numpy's pairwise summation: the same digits at any BLAS thread count, and no thread start-up."""
-    return float(np.multiply(a, b).sum())
+    ``buffer`` (C-contiguous, the shape of ``a``) receives the products, so the sum runs over the same
+    layout, hence in the same order, as without it.
+    """
+    return float(np.multiply(a, b, out=buffer).sum())
 
 
 def _hs_pcg(jxx: np.ndarray, jxy: np.ndarray, jyy: np.ndarray, b: np.ndarray, a2: float, x: np.ndarray, *,
@@ -177,29 +94,37 @@ def _hs_pcg(jxx: np.ndarray, jxy: np.ndarray, jyy: np.ndarray, b: np.ndarray, a2
         ``|b - A x| / b_norm`` at return (recomputed, not the recursive estimate).
     """
     level = _HSLevel(jxx, jxy, jyy, a2, HS_AVERAGE_KERNEL, coarsen=False)  # the operator itself, in float64
-    precondition = level.block_solve
+    # work arrays, reused every iteration (each (2, H, W), C-contiguous like the vectors they stand for)
+    z, ad, scaled, products = (np.empty_like(b) for _ in range(4))
+
+    def precondition(r: np.ndarray) -> np.ndarray:
+        return level.block_solve(r, out=z)
+
     if multigrid:  # the preconditioner in float32 (twice as fast): it sets the path, not the solution
         f32 = _HSLevel(*(a.astype(np.float32) for a in (jxx, jxy, jyy)), a2, _HS_KERNEL32)
+        r32 = np.empty(b.shape, np.float32)
 
         def precondition(r: np.ndarray) -> np.ndarray:
-            return f32.v_cycle(r.astype(np.float32)).astype(np.float64)
+            np.copyto(r32, r, casting="same_kind")  # = r.astype(np.float32)
+            np.copyto(z, f32.v_cycle(r32))
+            return z
 
     res = b - level.apply(x)
     done = 0
-    if np.sqrt(_dot(res, res)) > tol * b_norm:
+    if np.sqrt(_dot(res, res, products)) > tol * b_norm:
         z = precondition(res)
-        rz = _dot(res, z)
+        rz = _dot(res, z, products)
         direction = z.copy()
         while done < n_iter:
             done += 1
-            ad = level.apply(direction)
-            step = rz / _dot(direction, ad)
-            x += step * direction
-            res -= step * ad
-            if np.sqrt(_dot(res, res)) <= tol * b_norm:
+            level.apply(direction, out=ad)
+            step = rz / _dot(direction, ad, products)
+            x += np.multiply(step, direction, out=scaled)
+            res -= np.multiply(step, ad, out=scaled)
+            if np.sqrt(_dot(res, res, products)) <= tol * b_norm:
                 break
             z = precondition(res)
-            rz_new = _dot(res, z)
+            rz_new = _dot(res, z, products)
             direction *= rz_new / rz
             direction += z
             rz = rz_new
