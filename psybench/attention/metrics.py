@@ -86,8 +86,12 @@ METRIC_DIRECTIONS = {
 
 
 def fixation_density(counts: np.ndarray, *, sigma: float = DENSITY_SIGMA) -> np.ndarray:
-    """Fixation count map blurred by a Gaussian of ``sigma`` cells (constant-zero border)."""
-    return ndimage.gaussian_filter(np.asarray(counts, np.float64), sigma=sigma, mode="constant")
+    """Fixation count map blurred by a Gaussian of ``sigma`` cells (constant-zero border).
+
+    ``counts``: shape (H, W), or (..., H, W) for a stack of maps blurred one by one
+    (the same numbers as map by map, in one call).
+    """
+    return ndimage.gaussian_filter(np.asarray(counts, np.float64), sigma=sigma, mode="constant", axes=(-2, -1))
 
 
 def centre_baseline(shape: tuple[int, int], *, sigma_frac: float = 0.25) -> np.ndarray:
