@@ -22,8 +22,8 @@ def _brute(S, cells):
 @pytest.mark.parametrize("ties", [False, True])
 def test_rank_counts_equal_brute_force(ties):
     rng = np.random.default_rng(3)
-    for _ in range(10):
-        n, K, U, d = rng.integers(1, 5), rng.integers(2, 600), rng.integers(1, 30), rng.integers(1, 8)
+    for _ in range(16):
+        n, K, U, d = rng.integers(1, 5), rng.integers(2, 600), rng.integers(1, 30), rng.integers(1, 40)  # both paths
         S = rng.integers(0, 4, size=(n, K, U)) if ties else rng.normal(size=(n, K, U))
         S = S.astype(np.float32)
         cells = rng.integers(0, K, size=(n, d))

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from psybench.attention.gaze.columns import frame_table, sample_table
+from psybench.attention.gaze.columns import frame_tables, sample_table
 
 __all__ = ["synthetic_observers", "random_saccade_scanpaths", "random_physiological_scanpaths"]
 
@@ -131,18 +131,16 @@ def random_saccade_scanpaths(
     """
     w, h = source_size
     rng = np.random.default_rng(seed)
-    out = []
+    xy = np.empty((n, n_frames, 2))
     for i in range(n):
-        xy = np.empty((n_frames, 2))
         pos = rng.uniform([0, 0], [w, h])
         for t in range(n_frames):
             if t and rng.random() < jump_prob:
                 r = rng.uniform(0, max_jump_frac * w)
                 a = rng.uniform(0, 2 * np.pi)
                 pos = np.array([_reflect(pos[0] + r * np.cos(a), w - 1e-6), _reflect(pos[1] + r * np.sin(a), h - 1e-6)])
-            xy[t] = pos
-        out.append(frame_table(f"{subject_prefix}{i:02d}", movie, xy, frames_per_s))
-    return pd.concat(out, ignore_index=True)
+            xy[i, t] = pos
+    return frame_tables([f"{subject_prefix}{i:02d}" for i in range(n)], movie, xy, frames_per_s)
 
 
 def random_physiological_scanpaths(
@@ -237,6 +235,4 @@ def random_physiological_scanpaths(
             axis=1,
         )
         d_t = dr
-    return pd.concat(
-        [frame_table(f"{subject_prefix}{i:02d}", movie, xy[i], frames_per_s) for i in range(n)], ignore_index=True
-    )
+    return frame_tables([f"{subject_prefix}{i:02d}" for i in range(n)], movie, xy, frames_per_s)
