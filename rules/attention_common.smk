@@ -26,6 +26,8 @@ ATTENTION_CODE = {
             "psybench.attention.evaluate",
             "psybench.attention.tuning",
             "psybench.attention.batch_tuning",
+            "psybench.attention.feature_table",
+            "psybench.attention.rank_counts",
             "psybench.attention.controls",
             "psybench.attention.movies",
             "psybench.attention.gaze",
