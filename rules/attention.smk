@@ -12,8 +12,6 @@ wildcard_constraints:
     attention_movie="[A-Za-z0-9_-]+",
     attention_features="[A-Za-z0-9_.-]+",
     attention_train="[A-Za-z0-9_-]+",
-    attention_model="[^/]+",
-    attention_L="[0-9]+",
 
 
 rule attention_stimuli:
@@ -97,32 +95,48 @@ rule attention_control_scanpaths:
         "../scripts/attention_control_scanpaths.py"
 
 
-rule attention_evaluate_part:
-    input:
-        features=get_attention_part_features,
-        gaze=get_attention_part_gaze,
-        scanpaths="results/attention/controls/{attention_train}.parquet",
-    output:
-        table="results/attention/evaluate/{attention_model}/L{attention_L}/{attention_train}/table.csv",
-        table_parquet="results/attention/evaluate/{attention_model}/L{attention_L}/{attention_train}/table.parquet",
-        curves="results/attention/evaluate/{attention_model}/L{attention_L}/{attention_train}/curves.csv",
-        curves_parquet="results/attention/evaluate/{attention_model}/L{attention_L}/{attention_train}/curves.parquet",
-    log:
-        "logs/attention/evaluate/{attention_model}/L{attention_L}/{attention_train}.log",
-    benchmark:
-        "logs/benchmarks/attention_evaluate_part/{attention_model}/L{attention_L}/{attention_train}.tsv"
-    conda:
-        "../envs/psybench.yaml"
-    params:
-        feature_stores=get_attention_part_stores,
-        gaze_tables=get_attention_gaze_tables(),
-        model=get_attention_part_model,
-        pairs=ATTENTION["pairs"],
-        lags_ms=ATTENTION["lags_ms"],
-        evaluation=ATTENTION["evaluation"],
-        code_hash=ATTENTION_CODE["evaluate"],
-    script:
-        "../scripts/attention_evaluate_part.py"
+# One job per training movie: every model row's part (its own files), the feature-independent
+# work (scanpaths read, training points, ceilings) done once for all rows.
+if ATTENTION_ON:
+
+    rule attention_evaluate_part:
+        input:
+            features=get_attention_train_features,
+            gaze=get_attention_part_gaze,
+            scanpaths="results/attention/controls/{attention_train}.parquet",
+        output:
+            tables=expand(
+                "results/attention/evaluate/{part}/{{attention_train}}/table.csv",
+                part=ATTENTION_PART_DIRS,
+            ),
+            table_parquets=expand(
+                "results/attention/evaluate/{part}/{{attention_train}}/table.parquet",
+                part=ATTENTION_PART_DIRS,
+            ),
+            curves=expand(
+                "results/attention/evaluate/{part}/{{attention_train}}/curves.csv",
+                part=ATTENTION_PART_DIRS,
+            ),
+            curves_parquets=expand(
+                "results/attention/evaluate/{part}/{{attention_train}}/curves.parquet",
+                part=ATTENTION_PART_DIRS,
+            ),
+        log:
+            "logs/attention/evaluate/{attention_train}.log",
+        benchmark:
+            "logs/benchmarks/attention_evaluate_part/{attention_train}.tsv"
+        conda:
+            "../envs/psybench.yaml"
+        params:
+            feature_stores=get_attention_train_stores,
+            gaze_tables=get_attention_gaze_tables(),
+            parts=get_attention_train_parts,
+            pairs=ATTENTION["pairs"],
+            lags_ms=ATTENTION["lags_ms"],
+            evaluation=ATTENTION["evaluation"],
+            code_hash=ATTENTION_CODE["evaluate"],
+        script:
+            "../scripts/attention_evaluate_part.py"
 
 
 rule attention_evaluate:

@@ -26,6 +26,8 @@ ATTENTION_CODE = {
             "psybench.attention.evaluate",
             "psybench.attention.tuning",
             "psybench.attention.batch_tuning",
+            "psybench.attention.feature_table",
+            "psybench.attention.rank_counts",
             "psybench.attention.controls",
             "psybench.attention.movies",
             "psybench.attention.gaze",
@@ -124,6 +126,10 @@ def get_attention_metrics_settings():
     return metrics_settings(ATTENTION)
 
 
+# "<model>/L<L>" folder of every Table 1 row: the parts a training movie's job writes.
+ATTENTION_PART_DIRS = [f"{row['features']}/L{row['L']}" for row in get_attention_rows()]
+
+
 def get_attention_parts():
     """The evaluation parts, one per Table 1 model row and training movie: [{features, L, train, table, curves}]."""
     trains = list(dict.fromkeys(tr for tr, _te in ATTENTION["pairs"])) if ATTENTION_ON else []
@@ -135,11 +141,9 @@ def get_attention_parts():
     return out
 
 
-def _attention_model(name):
-    for m in ATTENTION_MODELS:
-        if m.name == name:
-            return m
-    raise ValueError(f"attention.models has no model {name!r}")
+def get_attention_train_parts(wildcards):
+    """The parts of a training movie, one per Table 1 model row: [{features, L, table, curves}]."""
+    return [p for p in get_attention_parts() if p["train"] == wildcards.attention_train]
 
 
 def _attention_part_movies(wildcards):
@@ -148,27 +152,20 @@ def _attention_part_movies(wildcards):
     return list(dict.fromkeys([tr, *(te for t, te in ATTENTION["pairs"] if t == tr)]))
 
 
-def get_attention_part_stores(wildcards):
-    """{movie: feature store} of a part's model on its training and test movies."""
-    key = _attention_model(wildcards.attention_model).features
-    return {m: f"results/attention/features/{key}/{m}.zarr" for m in _attention_part_movies(wildcards)}
+def get_attention_train_stores(wildcards):
+    """{model name: {movie: feature store}} of every model on a training movie and its test movies."""
+    movies = _attention_part_movies(wildcards)
+    return {
+        m.name: {mv: f"results/attention/features/{m.features}/{mv}.zarr" for mv in movies} for m in ATTENTION_MODELS
+    }
 
 
-def get_attention_part_features(wildcards):
-    return list(get_attention_part_stores(wildcards).values())
+def get_attention_train_features(wildcards):
+    return sorted({p for stores in get_attention_train_stores(wildcards).values() for p in stores.values()})
 
 
 def get_attention_part_gaze(wildcards):
     return [f"results/attention/gaze/{m}.csv" for m in _attention_part_movies(wildcards)]
-
-
-def get_attention_part_model(wildcards):
-    """Table 1 model row {features, L} of a part."""
-    m = _attention_model(wildcards.attention_model)
-    L = int(wildcards.attention_L)
-    if L not in m.L:
-        raise ValueError(f"attention model {m.name!r} has no L={L} (its L: {list(m.L)})")
-    return {"features": m.name, "L": L}
 
 
 def get_attention_scanpath_features(wildcards):

@@ -1,4 +1,4 @@
-"""Snakemake script of rule attention_evaluate_part: one model row's Table 1 rows on one training movie."""
+"""Snakemake script of rule attention_evaluate_part: every model row's Table 1 part on one training movie."""
 import os
 import sys
 
@@ -6,12 +6,11 @@ sys.stderr = open(snakemake.log[0], "w", buffering=1)  # noqa: F821  (line-buffe
 import logging  # noqa: E402
 
 logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(name)s: %(message)s")
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one core per job: the parts run side by side
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one core per job: the training movies run side by side
 
-from psybench.attention.table1 import run_evaluation_part  # noqa: E402
+from psybench.attention.table1 import run_evaluation_parts  # noqa: E402
 
-run_evaluation_part(snakemake.params.feature_stores, snakemake.params.gaze_tables,  # noqa: F821
-                    scanpaths=snakemake.input.scanpaths, model=snakemake.params.model,  # noqa: F821
-                    train=snakemake.wildcards.attention_train, pairs=snakemake.params.pairs,  # noqa: F821
-                    table_path=snakemake.output.table, curves_path=snakemake.output.curves,  # noqa: F821
-                    lags_ms=snakemake.params.lags_ms, **snakemake.params.evaluation)  # noqa: F821
+run_evaluation_parts(snakemake.params.feature_stores, snakemake.params.gaze_tables,  # noqa: F821
+                     scanpaths=snakemake.input.scanpaths, parts=snakemake.params.parts,  # noqa: F821
+                     train=snakemake.wildcards.attention_train, pairs=snakemake.params.pairs,  # noqa: F821
+                     lags_ms=snakemake.params.lags_ms, **snakemake.params.evaluation)  # noqa: F821

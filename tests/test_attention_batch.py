@@ -147,3 +147,31 @@ def test_control_scanpaths_round_trip(small_movie, tmp_path):
     write_table(table.drop(columns="set"), tmp_path / "bad.csv")
     with pytest.raises(ValueError, match=r"bad.csv lacks column\(s\) \['set'\]"):
         table1.read_control_scanpaths(tmp_path / "bad.csv")
+
+
+def test_one_job_per_training_movie_writes_each_rows_part(small_movie, tmp_path, monkeypatch):
+    """run_evaluation_parts (all rows of a training movie in one process) writes every part's bytes as
+    run_evaluation_part does for that row alone."""
+    from psybench.attention.controls import control_scanpaths
+
+    monkeypatch.setattr(ev, "IID_SAMPLES", 300)
+    m = small_movie
+    other = MovieData("B", m.maps[::-1].copy(), m.frames_per_s, m.source_size, m.gaze.assign(movie="B"), "pyramid")
+    data = {"A": m, "B": other}
+    monkeypatch.setattr(table1, "load_movies", lambda stores, _g, **_k: {
+        mv: {label: data[mv] for label in labels} for mv, labels in stores.items()})
+    monkeypatch.setattr(table1, "read_control_scanpaths",
+                        lambda _p: control_scanpaths(m, m.gaze, n_sets=2, n_per_set=2, seed=1))
+    settings = dict(pairs=[("A", "A"), ("A", "B"), ("B", "B")], lags_ms=[100.0, 300.0], n_sets=2, n_per_set=2, seed=1)
+    stores = {"A": "a.zarr", "B": "b.zarr"}
+    rows = [{"features": "p1", "L": 1}, {"features": "p3", "L": 3}]
+    parts = [{**r, "table": tmp_path / f"{r['features']}t.csv", "curves": tmp_path / f"{r['features']}c.csv"}
+             for r in rows]
+    table1.run_evaluation_parts({r["features"]: stores for r in rows}, {}, scanpaths="c.parquet", parts=parts,
+                                train="A", **settings)
+    for r, p in zip(rows, parts):
+        table1.run_evaluation_part(stores, {}, scanpaths="c.parquet", model=r, train="A", table_path=tmp_path / "t.csv",
+                                   curves_path=tmp_path / "c.csv", **settings)
+        assert len(pd.read_csv(p["table"])) == 2 * len(ev.GROUPS)  # A on A, A on B
+        assert p["table"].read_bytes() == (tmp_path / "t.csv").read_bytes()
+        assert p["curves"].read_bytes() == (tmp_path / "c.csv").read_bytes()

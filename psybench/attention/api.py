@@ -12,17 +12,18 @@ section, so the rows equal the workflow's rows for that model (Shic & Scassellat
    (:func:`psybench.attention.gaze.write_gaze_table`);
 3. features: the model's base maps (:func:`psybench.attention.features.write_feature_store`);
 4. Table 1: the random controls' trajectories per training movie
-   (:func:`psybench.attention.table1.run_control_scanpaths`), then per L and
-   training movie the Fisher filters of people and controls trained and tested
-   (:func:`~psybench.attention.table1.run_evaluation_part`), joined in configured
+   (:func:`psybench.attention.table1.run_control_scanpaths`), then per training movie,
+   for each L, the Fisher filters of people and controls trained and tested
+   (:func:`~psybench.attention.table1.run_evaluation_parts`), joined in configured
    order (:func:`~psybench.attention.table1.gather_evaluation`);
 5. saliency metrics of the untuned and tuned maps with their leave-one-observer-out
    ceiling (:func:`psybench.attention.metrics.run_metrics`);
 6. score rows (:func:`psybench.attention.score_rows.score_rows`).
 
 Every draw is seeded by the config, and none depends on the other models of a run
-(the workflow trains each model row in its own job, and the metrics' random negatives
-depend on the fixations only), so one model scored alone gets the workflow's numbers.
+(the workflow's job per training movie trains each model row on its own, with the same
+draws, and the metrics' random negatives depend on the fixations only), so one model
+scored alone gets the workflow's numbers.
 """
 
 from __future__ import annotations
@@ -181,7 +182,7 @@ def score_attention(
     from psybench.attention.gaze import write_gaze_table
     from psybench.attention.metrics import run_metrics
     from psybench.attention.score_rows import score_rows
-    from psybench.attention.table1 import gather_evaluation, run_control_scanpaths, run_evaluation_part
+    from psybench.attention.table1 import gather_evaluation, run_control_scanpaths, run_evaluation_parts
 
     if experiment is not None and experiment not in EXPERIMENTS:
         raise ValueError(f"unknown attention experiment {experiment!r}; known: {list(EXPERIMENTS)}")
@@ -192,7 +193,7 @@ def score_attention(
     trains = list(dict.fromkeys(tr for tr, _te in pairs))
     ev = section["evaluation"]
     table1, metrics = experiment in (None, "table1"), experiment in (None, "saliency_metrics")
-    progress.start(total=3 * len(specs) + table1 * (len(trains) * (1 + len(model.L)) + 1) + metrics + 1)
+    progress.start(total=3 * len(specs) + table1 * (len(trains) * 2 + 1) + metrics + 1)
     # the function itself when given as an object (its "module:qualname" may not be importable)
     family = spec.algorithm.function if callable(entry.get("callable")) else spec.algorithm.name
     key = feature_key(spec)
@@ -216,14 +217,15 @@ def score_attention(
             scanpaths = scanpaths.with_suffix(".parquet")  # reads the Parquet sibling, as rules/attention.smk does
             progress.step(f"control scanpaths of {tr}")
             movies = list(dict.fromkeys([tr, *(te for t, te in pairs if t == tr)]))
+            rows = []
             for row in model.rows():
                 base = work / "evaluate" / model.name / f"L{row['L']}" / tr
-                part = {**row, "train": tr, "table": base / "table.csv", "curves": base / "curves.csv"}
-                run_evaluation_part({m: features[m] for m in movies}, tables, scanpaths=scanpaths, model=row,
-                                    train=tr, pairs=pairs, table_path=part["table"], curves_path=part["curves"],
-                                    lags_ms=section["lags_ms"], **ev)
-                parts.append(part)
-                progress.step(f"Table 1 of {model.name} L={row['L']} trained on {tr}")
+                rows.append({**row, "train": tr, "table": base / "table.csv", "curves": base / "curves.csv"})
+            # every row of the training movie in one call, as the rule's job does
+            run_evaluation_parts({model.name: {m: features[m] for m in movies}}, tables, scanpaths=scanpaths,
+                                 parts=rows, train=tr, pairs=pairs, lags_ms=section["lags_ms"], **ev)
+            parts.extend(rows)
+            progress.step(f"Table 1 of {model.name} trained on {tr}")
         files["table1"] = work / "attention" / "table1.csv"
         gather_evaluation(parts, models=model.rows(), pairs=pairs, table_path=files["table1"],
                           curves_path=work / "attention" / "curves.csv", figure_path=work / TABLE1_FIGURE)

@@ -29,13 +29,36 @@ import numpy as np
 import pandas as pd
 
 from psybench.attention.defaults import MIN_DIST_FRAC, N_NEGATIVES, SCATTER
+from psybench.attention.feature_table import FeatureTable
 from psybench.attention.movies import MovieData
-from psybench.attention.tuning import feature_vectors, fisher_filters, sample_training_set
+from psybench.attention.tuning import fisher_filters, sample_training_set
 
-__all__ = ["BATCH_MB", "train_filters"]
+__all__ = ["BATCH_MB", "training_points", "train_filters"]
 
 #: Memory of one batch's float64 training vectors (MB): bounds the stacked arrays.
 BATCH_MB = 64.0
+
+
+def training_points(
+    movie: MovieData,
+    trajectories: Sequence[pd.DataFrame],
+    frames,
+    *,
+    seeds: Sequence[int],
+    n_negatives: int = N_NEGATIVES,
+    min_dist_frac: float = MIN_DIST_FRAC,
+) -> list[tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]]:
+    """The attended and non-attended points of every trajectory (:func:`~psybench.attention.tuning.sample_training_set`
+    with its seed): they depend on the gaze, the grid and the seed, not on the features, so one draw
+    serves every model trained on the same movie."""
+    if len(seeds) != len(trajectories):
+        raise ValueError(f"train_filters: {len(trajectories)} trajectories but {len(seeds)} seeds")
+    H, W = movie.shape[1:3]
+    return [
+        sample_training_set(g, frames, source_size=movie.source_size, grid_shape=(H, W), n_negatives=n_negatives,
+                            min_dist_frac=min_dist_frac, seed=int(s))
+        for g, s in zip(trajectories, seeds)
+    ]
 
 
 def train_filters(
@@ -50,6 +73,8 @@ def train_filters(
     min_dist_frac: float = MIN_DIST_FRAC,
     scatter: str = SCATTER,
     batch_mb: float = BATCH_MB,
+    features: FeatureTable | None = None,
+    points: Sequence | None = None,
 ) -> np.ndarray:
     """The Fisher filter of every trajectory on ``frames`` of ``movie``, trained in batches.
 
@@ -66,20 +91,24 @@ def train_filters(
         Training frames.
     seeds : sequence of int
         Seed of each trajectory's non-attended draws.
+    features : FeatureTable, optional
+        The movie's feature vectors at ``lags`` and ``L``, built once by the caller
+        (default: gathered from the maps, streamed).
+    points : sequence, optional
+        :func:`training_points` of these trajectories, frames and seeds, drawn once by the caller.
 
     Returns
     -------
     ndarray, shape (len(trajectories), D), D = C L^2 len(lags)
     """
-    if len(seeds) != len(trajectories):
-        raise ValueError(f"train_filters: {len(trajectories)} trajectories but {len(seeds)} seeds")
-    H, W, C = movie.shape[1:]
-    D = C * L * L * len(lags)
-    points = [
-        sample_training_set(g, frames, source_size=movie.source_size, grid_shape=(H, W), n_negatives=n_negatives,
-                            min_dist_frac=min_dist_frac, seed=int(s))
-        for g, s in zip(trajectories, seeds)
-    ]
+    if points is None:
+        points = training_points(movie, trajectories, frames, seeds=seeds, n_negatives=n_negatives,
+                                 min_dist_frac=min_dist_frac)
+    elif len(points) != len(trajectories):
+        raise ValueError(f"train_filters: {len(trajectories)} trajectories but {len(points)} sets of points")
+    if features is None:
+        features = FeatureTable(movie.maps, lags=lags, L=L, max_mb=0)
+    D = features.dim
     out = np.zeros((len(points), D))
     n_att = np.array([len(pos[0]) for pos, _ in points], int)
     for n0 in np.unique(n_att):  # equal class sizes stack without padding
@@ -88,7 +117,7 @@ def train_filters(
         for a in range(0, len(idx), per):
             sel = idx[a : a + per]
             cls = [[np.concatenate([points[i][c][k] for i in sel]) for k in range(3)] for c in (0, 1)]
-            Xa = feature_vectors(movie.maps, *cls[0], lags=lags, L=L).reshape(len(sel), n0, D)
-            Xo = feature_vectors(movie.maps, *cls[1], lags=lags, L=L).reshape(len(sel), -1, D)
+            Xa = features.points(*cls[0]).reshape(len(sel), n0, D)
+            Xo = features.points(*cls[1]).reshape(len(sel), -1, D)
             out[sel] = fisher_filters(Xa, Xo, scatter=scatter)
     return out

@@ -20,13 +20,15 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from psybench.attention.batch_tuning import train_filters
+from psybench.attention.batch_tuning import train_filters, training_points
 from psybench.attention.defaults import LAGS_MS, MIN_DIST_FRAC, N_NEGATIVES, N_SETS, SCATTER, SEED
+from psybench.attention.feature_table import FeatureTable
 from psybench.attention.gaze.synthetic import random_physiological_scanpaths, random_saccade_scanpaths
 from psybench.attention.movies import MovieData
 from psybench.attention.tuning import lag_frames, train_frames
 
-__all__ = ["RS_JUMP_RATES_HZ", "RP_SPILLS", "control_scanpaths", "control_filters", "movie_control_filters"]
+__all__ = ["RS_JUMP_RATES_HZ", "RP_SPILLS", "control_scanpaths", "control_trajectories", "control_points",
+           "control_filters", "movie_control_filters"]
 
 #: Jump rates (per second) of the five random-saccade sets: they span human saccade
 #: rates (about 3 per second) from slow to fast scanning.
@@ -69,6 +71,39 @@ def control_scanpaths(
     return out
 
 
+def control_trajectories(
+    scanpaths: Mapping[str, Sequence[pd.DataFrame]], *, seed: int = SEED
+) -> dict[str, tuple[list[pd.DataFrame], list[int]]]:
+    """The trajectories of the RS and RP controls, one table each, with the seed of their
+    non-attended draws: {'rs': (tables, seeds), 'rp': (tables, seeds)}."""
+    out = {}
+    for name in ("rs", "rp"):
+        tables, seeds = [], []
+        for k, table in enumerate(scanpaths[name]):
+            for j, (_subject, g) in enumerate(table.groupby("subject", sort=True)):
+                tables.append(g)
+                seeds.append(seed * 7919 + 31 * k + j + (0 if name == "rs" else 17))
+        out[name] = (tables, seeds)
+    return out
+
+
+def control_points(
+    movie: MovieData,
+    scanpaths: Mapping[str, Sequence[pd.DataFrame]],
+    frames,
+    *,
+    seed: int = SEED,
+    n_negatives: int = N_NEGATIVES,
+    min_dist_frac: float = MIN_DIST_FRAC,
+) -> dict[str, list]:
+    """The training points of every RS and RP trajectory (:func:`psybench.attention.batch_tuning.training_points`):
+    feature-independent, so drawn once for every model trained on ``movie``."""
+    return {
+        name: training_points(movie, tables, frames, seeds=seeds, n_negatives=n_negatives, min_dist_frac=min_dist_frac)
+        for name, (tables, seeds) in control_trajectories(scanpaths, seed=seed).items()
+    }
+
+
 def control_filters(
     movie: MovieData,
     humans: pd.DataFrame,
@@ -83,13 +118,17 @@ def control_filters(
     seed: int = SEED,
     scatter: str = SCATTER,
     scanpaths: Mapping[str, Sequence[pd.DataFrame]] | None = None,
+    features: FeatureTable | None = None,
+    points: Mapping[str, Sequence] | None = None,
 ) -> dict[str, list[np.ndarray]]:
     """Filters of the random controls (sec. 5.1): {'rf': [...], 'rs': [...], 'rp': [...]}.
 
     RF: ``n_sets x n_per_set`` directions w ~ N(0, I). RS and RP: one Fisher filter
     per trajectory of :func:`control_scanpaths` (pass ``scanpaths`` to reuse them),
     trained exactly as the humans' filters, all of a category at once
-    (:func:`psybench.attention.batch_tuning.train_filters`).
+    (:func:`psybench.attention.batch_tuning.train_filters`). ``features``: the movie's
+    :class:`~psybench.attention.feature_table.FeatureTable`; ``points``: :func:`control_points`
+    of the same scanpaths, frames and settings (both optional, shared between models).
     """
     subjects = sorted(humans["subject"].unique())
     n_per_set = n_per_set or len(subjects)
@@ -102,14 +141,11 @@ def control_filters(
         out["rf"].append(w / np.linalg.norm(w))
     if scanpaths is None:
         scanpaths = control_scanpaths(movie, humans, n_sets=n_sets, n_per_set=n_per_set, seed=seed)
-    for name in ("rs", "rp"):  # all filters of a category in one batched training
-        tables, seeds = [], []
-        for k, table in enumerate(scanpaths[name]):
-            for j, (_subject, g) in enumerate(table.groupby("subject", sort=True)):
-                tables.append(g)
-                seeds.append(seed * 7919 + 31 * k + j + (0 if name == "rs" else 17))
+    trajectories = control_trajectories(scanpaths, seed=seed)
+    for name, (tables, seeds) in trajectories.items():  # all filters of a category in one batched training
         out[name] = list(train_filters(movie, tables, frames, seeds=seeds, lags=lags, L=L, n_negatives=n_negatives,
-                                       min_dist_frac=min_dist_frac, scatter=scatter))
+                                       min_dist_frac=min_dist_frac, scatter=scatter, features=features,
+                                       points=None if points is None else points[name]))
     return out
 
 
@@ -123,7 +159,7 @@ def movie_control_filters(
 ) -> dict[str, list[np.ndarray]]:
     """:func:`control_filters` of a training movie on its training frames (every even frame with history).
 
-    ``settings``: n_sets, n_per_set, n_negatives, min_dist_frac, seed, scatter.
+    ``settings``: n_sets, n_per_set, n_negatives, min_dist_frac, seed, scatter, features, points.
     """
     lags = lag_frames(lags_ms, train.frames_per_s)
     return control_filters(train, train.gaze, train_frames(train.shape[0], lags), lags=lags, L=L,

@@ -43,8 +43,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from psybench.attention.batch_tuning import train_filters
-from psybench.attention.controls import control_scanpaths, movie_control_filters
+from psybench.attention.batch_tuning import train_filters, training_points
+from psybench.attention.controls import control_points, control_scanpaths, movie_control_filters
 from psybench.attention.defaults import (
     DENSITY_SIGMA,
     LAGS_MS,
@@ -55,9 +55,11 @@ from psybench.attention.defaults import (
     SEED,
     TIES,
 )
+from psybench.attention.feature_table import FeatureTable
 from psybench.attention.metrics import fixation_density, observer_counts
 from psybench.attention.movies import MovieData
-from psybench.attention.tuning import frame_features, gaze_cells, lag_frames, test_frames, train_frames
+from psybench.attention.rank_counts import percentiles_from_counts, rank_counts
+from psybench.attention.tuning import gaze_cells, lag_frames, test_frames, train_frames
 from psybench.progress import Progress
 
 __all__ = ["GROUPS", "RESPONSE_PERCENTILES", "rank_percentiles", "loo_rank_ceiling", "evaluate_pair", "evaluate"]
@@ -92,33 +94,12 @@ def rank_percentiles(saliency: np.ndarray, cells: np.ndarray, *, ties: str = TIE
     squeeze = S.ndim == 2
     if squeeze:
         S = S[..., None]
-    n, K, U = S.shape
     c = np.asarray(cells, int)
     many = c.ndim == 2
-    c = c if many else c[:, None]
-    s = S[np.arange(n)[:, None], c]  # (n, d, U)
-    S4 = S[:, :, None, :]  # (n, K, 1, U)
-    step = max(1, int(16e6 // max(1, n * K * U)))  # boolean blocks of about 16 MB
-    lower = np.concatenate([_count(np.less(S4, s[None, :, a : a + step].swapaxes(0, 1)), K)
-                            for a in range(0, c.shape[1], step)], axis=1)
-    if ties == "paper":
-        R = lower / K
-    else:
-        equal = np.concatenate([_count(np.equal(S4, s[None, :, a : a + step].swapaxes(0, 1)), K)
-                                for a in range(0, c.shape[1], step)], axis=1)
-        R = (lower + 0.5 * (equal - 1)) / (K - 1)
+    lower, equal = rank_counts(S, c if many else c[:, None])  # (n, d, U)
+    R = percentiles_from_counts(lower, equal, S.shape[1], ties=ties)
     R = R if many else R[:, 0]
     return R[..., 0] if squeeze else R
-
-
-def _count(mask: np.ndarray, K: int) -> np.ndarray:
-    """Number of True along axis 1 of a boolean (n, K, U) array, as int64 (n, U).
-
-    Summed as bytes into the narrowest counter that holds K, several times faster
-    than a bool -> int64 sum; the counts are the same integers.
-    """
-    counter = np.uint16 if K < 2**16 else np.int64
-    return mask.view(np.uint8).sum(1, dtype=counter).astype(np.int64)
 
 
 def _gaze_arrays(gaze: pd.DataFrame, n_frames: int) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
@@ -138,17 +119,30 @@ def _gaze_arrays(gaze: pd.DataFrame, n_frames: int) -> dict[str, tuple[np.ndarra
 
 
 def _test_ranks(movie: MovieData, humans: pd.DataFrame, frames, filters: np.ndarray, *, lags, L, ties, chunk=None,
-                iid_seed=None, iid_filters=0):
+                iid_seed=None, iid_filters=0, features: FeatureTable | None = None):
     """R for every filter (U) and human (V) on the test frames: dict subject -> (n_valid, U).
 
     With ``iid_seed``, also subject :data:`IID`: ``ceil(IID_SAMPLES / n_frames)``
     uniformly drawn cells per test frame, ranked on the first ``iid_filters`` filters
-    only, shape (n_frames * draws, iid_filters).
+    only, shape (n_frames * draws, iid_filters). ``features``: the test movie's
+    :class:`~psybench.attention.feature_table.FeatureTable` at ``lags`` and ``L``
+    (default: streamed from the maps).
     """
     H, W = movie.shape[1:3]
+    features = features or FeatureTable(movie.maps, lags=lags, L=L, max_mb=0)
     arrays = _gaze_arrays(humans, movie.shape[0])
     frames = np.asarray(frames, int)
-    res: dict[str, list[np.ndarray]] = {s: [] for s in arrays}
+    subjects = list(arrays)
+    # every human's gazed cell on every test frame, ranked together (invalid gaze: a cell already ranked, dropped)
+    valid = np.zeros((len(frames), len(subjects)), bool)
+    cells = np.zeros((len(frames), len(subjects)), int)
+    for j, (ok, x, y) in enumerate(arrays.values()):
+        valid[:, j] = ok[frames]
+        row, col = gaze_cells(x[frames[valid[:, j]]], y[frames[valid[:, j]]], source_size=movie.source_size,
+                              grid_shape=(H, W))
+        cells[valid[:, j], j] = row * W + col
+    cells = np.where(valid, cells, cells.max(1, initial=0)[:, None])
+    res: dict[str, list[np.ndarray]] = {s: [] for s in subjects}
     iid = None
     if iid_seed is not None:
         n_draws = max(1, -(-IID_SAMPLES // max(1, len(frames))))
@@ -156,19 +150,19 @@ def _test_ranks(movie: MovieData, humans: pd.DataFrame, frames, filters: np.ndar
         res[IID] = []
     if chunk is None:  # keep the (frames, cells, filters) block near 16 MB
         chunk = max(1, int(4e6 // max(1, H * W * len(filters))))
+    weights = filters.T.astype(np.float32)
     for a in range(0, len(frames), chunk):
-        fr = frames[a : a + chunk]
-        X = frame_features(movie.maps, fr, lags=lags, L=L)  # (n, K, D)
-        S = X @ filters.T.astype(np.float32)  # (n, K, U)
-        for s, (valid, x, y) in arrays.items():
-            ok = valid[fr]
-            if not ok.any():
-                continue
-            row, col = gaze_cells(x[fr[ok]], y[fr[ok]], source_size=movie.source_size, grid_shape=(H, W))
-            res[s].append(rank_percentiles(S[ok], row * W + col, ties=ties))
-        if iid is not None:  # every draw of the chunk at once; medians and percentiles ignore the order
-            R = rank_percentiles(S[..., :iid_filters], iid[a : a + chunk], ties=ties)
-            res[IID].append(R.reshape(-1, iid_filters))
+        S = features.frames(frames[a : a + chunk]) @ weights  # (n, K, U)
+        R = percentiles_from_counts(*rank_counts(S, cells[a : a + chunk]), H * W, ties=ties)  # (n, V, U)
+        for j, s in enumerate(subjects):
+            ok = valid[a : a + chunk, j]
+            if ok.any():
+                res[s].append(R[ok, j])
+        if iid is not None:
+            res[IID].append(S[..., :iid_filters].copy())
+    if iid is not None:  # every frame's draws at once; medians and percentiles ignore the order
+        S = np.concatenate(res[IID]) if res[IID] else np.zeros((0, H * W, iid_filters), np.float32)
+        res[IID] = [rank_percentiles(S, iid, ties=ties).reshape(-1, iid_filters)]
     return {s: np.concatenate(v) if v else np.zeros((0, filters.shape[0])) for s, v in res.items()}
 
 
@@ -196,7 +190,7 @@ def loo_rank_ceiling(movie: MovieData, frames, *, ties: str = TIES, density_sigm
         t_ok = (oc[o].sum((1, 2)) > 0) & (rest.sum((1, 2)) > 0)
         if not t_ok.any():
             continue
-        dens = np.stack([fixation_density(r, sigma=density_sigma) for r in rest[t_ok]])
+        dens = fixation_density(rest[t_ok], sigma=density_sigma)
         cells = oc[o][t_ok].reshape(int(t_ok.sum()), -1).argmax(1)
         meds.append(np.median(rank_percentiles(dens.reshape(len(dens), -1), cells, ties=ties)) * 100)
     return float(np.mean(meds)) if meds else float("nan")
@@ -216,12 +210,16 @@ def evaluate_pair(
     seed: int = SEED,
     scatter: str = SCATTER,
     controls: Mapping[str, Sequence[np.ndarray]] | None = None,
+    tables: Mapping[str, FeatureTable] | None = None,
+    points: Sequence | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Train on ``train``'s even frames, test on ``test`` (odd frames if it is the same movie).
 
     ``controls`` (from :func:`psybench.attention.controls.movie_control_filters` on the same training movie,
     features and settings) reuses the control filters, which do not depend on the
-    test movie.
+    test movie. ``tables`` (movie name -> :class:`~psybench.attention.feature_table.FeatureTable`
+    of its maps at these lags and L) and ``points`` (the training humans'
+    :func:`~psybench.attention.batch_tuning.training_points`) reuse what the caller built once.
 
     Returns
     -------
@@ -240,42 +238,65 @@ def evaluate_pair(
     lags = lag_frames(lags_ms, train.frames_per_s)
     fit_frames = train_frames(train.shape[0], lags)
     eval_frames = test_frames(test.shape[0], lags, same_movie=test.name == train.name)
+    tables = dict(tables or {})
+    for m in (train, test):
+        if m.name not in tables:
+            tables[m.name] = FeatureTable(m.maps, lags=lags, L=L)
     humans_train = train.gaze
     subjects = sorted(humans_train["subject"].unique())
     common = dict(lags=lags, L=L, n_negatives=n_negatives, min_dist_frac=min_dist_frac, scatter=scatter)
     filters = list(train_filters(train, [humans_train[humans_train["subject"] == s] for s in subjects], fit_frames,
-                                 seeds=[seed * 7919 + 100003 + i for i in range(len(subjects))], **common))
+                                 seeds=human_seeds(seed, len(subjects)), features=tables[train.name], points=points,
+                                 **common))
     labels = [("n", s) for s in subjects]
     ctrl = controls
     if ctrl is None:
         ctrl = movie_control_filters(train, L=L, lags_ms=lags_ms, n_sets=n_sets, n_per_set=n_per_set,
-                                     n_negatives=n_negatives, min_dist_frac=min_dist_frac, seed=seed, scatter=scatter)
+                                     n_negatives=n_negatives, min_dist_frac=min_dist_frac, seed=seed, scatter=scatter,
+                                     features=tables[train.name])
     for category in ("rf", "rs", "rp"):
         for j, w in enumerate(ctrl[category]):
             filters.append(w)
             labels.append((category, f"{category}{j:03d}"))
     F = np.stack(filters)
     ranks = _test_ranks(test, test.gaze, eval_frames, F, lags=lags, L=L, ties=ties, iid_seed=seed * 7919 + 7,
-                        iid_filters=len(subjects))
-    rows, curves = [], []
+                        iid_filters=len(subjects), features=tables[test.name])
+    return _pair_tables(ranks, labels)
+
+
+def human_seeds(seed: int, n: int) -> list[int]:
+    """Seeds of the non-attended draws of the ``n`` humans' filters (sorted subjects)."""
+    return [seed * 7919 + 100003 + i for i in range(n)]
+
+
+def _pair_tables(ranks: Mapping[str, np.ndarray], labels: Sequence[tuple[str, str]]):
+    """The pairs and curves tables of :func:`evaluate_pair`: per tested subject (``ranks`` order), per filter."""
+    category = np.array([c for c, _ in labels], dtype=object)
+    name = np.array([n for _, n in labels], dtype=object)
+    human = category == "n"
+    n_rp = len(RESPONSE_PERCENTILES)
+    rows: dict[str, list] = {k: [] for k in ("group", "filter", "subject", "median", "n_frames")}
+    curves: dict[str, list] = {k: [] for k in ("group", "filter", "subject", "rp", "value")}
     for v, R in ranks.items():
         if len(R) == 0:
             continue
         med = np.median(R, axis=0) * 100
         curve = np.percentile(R, RESPONSE_PERCENTILES, axis=0) * 100  # (n_rp, U)
-        for u, (category, name) in enumerate(labels):
-            if v == IID:
-                if category != "n":
-                    continue
-                group = "n/iid"
-            elif category == "n":
-                group = "n ma" if name == v else "n un"
-            else:
-                group = f"{category}/n"
-            rows.append({"group": group, "filter": name, "subject": v, "median": med[u], "n_frames": len(R)})
-            for rp, val in zip(RESPONSE_PERCENTILES, curve[:, u]):
-                curves.append({"group": group, "filter": name, "subject": v, "rp": int(rp), "value": val})
-    return pd.DataFrame(rows), pd.DataFrame(curves)
+        if v == IID:
+            keep = np.flatnonzero(human)
+            group = np.full(len(keep), "n/iid", dtype=object)
+        else:
+            keep = np.arange(len(labels))
+            group = np.where(human, np.where(name == v, "n ma", "n un"), category + "/n")
+        subject = np.full(len(keep), v, dtype=object)
+        for key, values in (("group", group), ("filter", name[keep]), ("subject", subject)):
+            rows[key].append(values)
+            curves[key].append(np.repeat(values, n_rp))
+        rows["median"].append(med[keep])
+        rows["n_frames"].append(np.full(len(keep), len(R), np.int64))
+        curves["rp"].append(np.tile(RESPONSE_PERCENTILES.astype(np.int64), len(keep)))
+        curves["value"].append(curve[:, keep].T.ravel())
+    return tuple(pd.DataFrame({k: np.concatenate(v) if v else [] for k, v in t.items()}) for t in (rows, curves))
 
 
 def evaluate(
@@ -324,22 +345,36 @@ def evaluate(
     shown = Progress(n_jobs, "attention evaluation (models x train/test pairs)")
     log.info("Table 1: %d models x %d (train, test) pairs; %d sets x %s trajectories per control category",
              len(models), len(pairs), n_sets, n_per_set or "n_observers")
+    points: dict[tuple, dict[str, Any]] = {}  # training movie, lags, grid -> feature-independent training points
     for model in models:
         features, L = model["features"], int(model["L"])
         controls: dict[str, dict] = {}  # training movie -> control filters of this model
-        for tr, te in pairs:
+        tables: dict[str, FeatureTable] = {}  # movie -> its feature vectors for this model, built once
+        for p, (tr, te) in enumerate(pairs):
             for name in (tr, te):
                 if name not in movies or features not in movies[name]:
                     raise ValueError(f"evaluate: no {features!r} features for movie {name!r}")
             train, test = movies[tr][features], movies[te][features]
+            lags = lag_frames(lags_ms, train.frames_per_s)
+            for name in (tr, te):
+                if name not in tables:
+                    tables[name] = FeatureTable(movies[name][features].maps, lags=lags, L=L)
             if tr not in scanpaths:
                 scanpaths[tr] = control_scanpaths(train, train.gaze, n_sets=n_sets, n_per_set=n_per_set, seed=seed)
+            at = (tr, tuple(lags), train.shape[1:3], train.source_size)
+            if at not in points:
+                points[at] = _training_points(train, lags, scanpaths[tr], n_negatives=n_negatives,
+                                               min_dist_frac=min_dist_frac, seed=seed)
             if tr not in controls:
-                controls[tr] = movie_control_filters(train, L=L, lags_ms=lags_ms, scanpaths=scanpaths[tr], **settings)
-            pr, cv = evaluate_pair(train, test, L=L, lags_ms=lags_ms, ties=ties, controls=controls[tr], **settings)
+                controls[tr] = movie_control_filters(train, L=L, lags_ms=lags_ms, scanpaths=scanpaths[tr],
+                                                     features=tables[tr], points=points[at], **settings)
+            pr, cv = evaluate_pair(train, test, L=L, lags_ms=lags_ms, ties=ties, controls=controls[tr], tables=tables,
+                                   points=points[at]["n"], **settings)
+            for name in list(tables):  # free the tables no later pair of this model reads
+                if all(name not in later for later in pairs[p + 1 :]):
+                    del tables[name]
             key = (te, te == tr)
             if key not in ceilings:
-                lags = lag_frames(lags_ms, test.frames_per_s)
                 ceilings[key] = loo_rank_ceiling(test, test_frames(test.shape[0], lags, same_movie=te == tr),
                                                  ties=ties)
             nd = int(train.shape[-1]) * L * L * len(lags_ms)
@@ -352,12 +387,24 @@ def evaluate(
                     "n_pairs": int(len(sub)), "ceiling": ceilings[key],
                 })
                 c = cv[cv["group"] == group].groupby("rp")["value"]
+                sd = c.std(ddof=1)
                 for rp, mean in c.mean().items():
                     curves.append({"train": tr, "test": te, "features": features, "L": L, "group": group,
-                                   "rp": int(rp), "value": float(mean), "sd": float(c.std(ddof=1).get(rp, np.nan))})
+                                   "rp": int(rp), "value": float(mean), "sd": float(sd.get(rp, np.nan))})
             done += 1
             shown.update(note=f"{features} L={L}, {tr} on {te}")
             meds = pr.groupby("group")["median"].mean()
             log.info("[%d/%d] %s L=%d, %s on %s: %s (%.0f s elapsed)", done, n_jobs, features, L, tr, te,
                      ", ".join(f"{g} {meds[g]:.1f}" for g in GROUPS if g in meds), time.perf_counter() - t0)
     return pd.DataFrame(table), pd.DataFrame(curves)
+
+
+def _training_points(train: MovieData, lags, scanpaths, *, n_negatives, min_dist_frac, seed) -> dict[str, Any]:
+    """The training points of the humans ('n') and of the RS and RP controls of a training movie."""
+    frames = train_frames(train.shape[0], lags)
+    subjects = sorted(train.gaze["subject"].unique())
+    humans = [train.gaze[train.gaze["subject"] == s] for s in subjects]
+    settings = dict(n_negatives=n_negatives, min_dist_frac=min_dist_frac)
+    return {"n": training_points(train, humans, frames, seeds=human_seeds(seed, len(subjects)), **settings),
+            **control_points(train, scanpaths, frames, seed=seed, **settings)}
+

@@ -86,8 +86,12 @@ METRIC_DIRECTIONS = {
 
 
 def fixation_density(counts: np.ndarray, *, sigma: float = DENSITY_SIGMA) -> np.ndarray:
-    """Fixation count map blurred by a Gaussian of ``sigma`` cells (constant-zero border)."""
-    return ndimage.gaussian_filter(np.asarray(counts, np.float64), sigma=sigma, mode="constant")
+    """Fixation count map blurred by a Gaussian of ``sigma`` cells (constant-zero border).
+
+    ``counts``: shape (H, W), or (..., H, W) for a stack of maps blurred one by one
+    (the same numbers as map by map, in one call).
+    """
+    return ndimage.gaussian_filter(np.asarray(counts, np.float64), sigma=sigma, mode="constant", axes=(-2, -1))
 
 
 def centre_baseline(shape: tuple[int, int], *, sigma_frac: float = 0.25) -> np.ndarray:
@@ -136,11 +140,12 @@ def score_frames(
     total = counts.sum(0)
     base = centre_baseline(stack.shape[2:])
     rows: list[dict[str, list[float]]] = [{k: [] for k in METRIC_DIRECTIONS} for _ in stack]
+    densities = fixation_density(counts, sigma=density_sigma)  # every frame's, blurred one by one in one call
     for t in range(counts.shape[0]):
         f = counts[t]
         if f.sum() == 0:
             continue
-        dens = fixation_density(f, sigma=density_sigma)
+        dens = densities[t]
         neg_b = borji_negatives(f.size, int((f > 0).sum()), n_splits=n_splits, seed=seed + t)
         neg_s = shuffled_negatives(f, total - f, n_splits=n_splits, seed=seed + t)
         for m, out in zip(stack, rows):
@@ -189,7 +194,7 @@ def loo_ceiling(observer_counts: np.ndarray, *, density_sigma: float = DENSITY_S
     for o in range(oc.shape[0]):
         rest = total - oc[o]
         held = np.where(rest.sum((1, 2))[:, None, None] > 0, oc[o], 0.0)
-        maps = np.stack([fixation_density(r, sigma=density_sigma) for r in rest])
+        maps = fixation_density(rest, sigma=density_sigma)
         for k, v in score_frames(maps, held, density_sigma=density_sigma, n_splits=n_splits, seed=seed).items():
             per_obs[k].append(v)
     return {k: _nanmean(v) for k, v in per_obs.items()}

@@ -5,9 +5,10 @@ sec. 5.1-5.2, :mod:`psybench.attention.evaluate`):
 
 1. :func:`run_control_scanpaths`, per training movie: the random controls'
    trajectories (they depend on the movie and its human gaze, not on the features);
-2. :func:`run_evaluation_part`, per model row (features, L) and training movie:
+2. :func:`run_evaluation_parts`, per training movie: for each model row (features, L),
    the humans' and controls' filters trained once, tested on every test movie
-   paired with that training movie;
+   paired with that training movie, written as one part per row
+   (:func:`run_evaluation_part`: one row alone);
 3. :func:`gather_evaluation`: the parts in the order of the models and pairs,
    written as ``table1``, ``curves`` and their figure -- the same tables as
    :func:`run_evaluation` in one process.
@@ -29,7 +30,7 @@ from psybench.attention.movies import load_movie, load_movies
 from psybench.io.tables import read_table, write_table
 
 __all__ = ["run_evaluation", "run_control_scanpaths", "read_control_scanpaths", "run_evaluation_part",
-           "gather_evaluation"]
+           "run_evaluation_parts", "gather_evaluation"]
 
 CONTROL_CATEGORIES = ("rs", "rp")
 
@@ -124,16 +125,59 @@ def run_evaluation_part(
     model : mapping with keys ``features`` (model name) and ``L``
     train : the training movie; only the pairs training on it are evaluated (once each)
     """
+    part = {**model, "table": table_path, "curves": curves_path}
+    return run_evaluation_parts({model["features"]: feature_stores}, gaze_tables, scanpaths=scanpaths, parts=[part],
+                                train=train, pairs=pairs, lags_ms=lags_ms, in_memory_mb=in_memory_mb, **evaluation)
+
+
+def run_evaluation_parts(
+    feature_stores: Mapping[str, Mapping[str, str]],
+    gaze_tables: Mapping[str, str],
+    *,
+    scanpaths: str | os.PathLike,
+    parts: Sequence[Mapping[str, Any]],
+    train: str,
+    pairs: Sequence[Sequence[str]],
+    lags_ms: Sequence[float],
+    in_memory_mb: float = IN_MEMORY_MB,
+    **evaluation: Any,
+) -> pd.DataFrame:
+    """The parts of every model row trained on one movie, in one process; each part's files as
+    :func:`run_evaluation_part` writes them alone.
+
+    What does not depend on the features is done once for all rows: reading the
+    control scanpaths and the gaze, drawing the training points, the ceilings.
+
+    Parameters
+    ----------
+    feature_stores : mapping model name -> movie -> feature store
+    gaze_tables : mapping movie -> gaze table path
+    scanpaths : path of the training movie's :func:`run_control_scanpaths` table
+    parts : sequence of mappings with keys features (model name), L, table, curves (output paths)
+    train : the training movie; only the pairs training on it are evaluated (once each)
+
+    Returns
+    -------
+    DataFrame
+        The rows of every part, in the order of ``parts``.
+    """
     tests = list(dict.fromkeys(te for tr, te in pairs if tr == train))
     if not tests:
         raise ValueError(f"attention.pairs has no pair training on movie {train!r}")
-    label = model["features"]
-    movies = load_movies({m: {label: feature_stores[m]} for m in dict.fromkeys([train, *tests])}, gaze_tables,
-                         in_memory_mb=in_memory_mb)
-    table, curves = evaluate(movies, models=[model], pairs=[(train, te) for te in tests], lags_ms=lags_ms,
+    movies = dict.fromkeys([train, *tests])
+    for p in parts:
+        if p["features"] not in feature_stores:
+            raise ValueError(f"no feature stores of model {p['features']!r} for its evaluation part")
+    stores = {m: {p["features"]: feature_stores[p["features"]][m] for p in parts} for m in movies}
+    loaded = load_movies(stores, gaze_tables, in_memory_mb=in_memory_mb)
+    models = [{"features": p["features"], "L": int(p["L"])} for p in parts]
+    table, curves = evaluate(loaded, models=models, pairs=[(train, te) for te in tests], lags_ms=lags_ms,
                              scanpaths={train: read_control_scanpaths(scanpaths)}, **evaluation)
-    write_table(table, table_path)
-    write_table(curves, curves_path)
+    for p, m in zip(parts, models):
+        rows = (table["features"] == m["features"]) & (table["L"] == m["L"])
+        write_table(table[rows].reset_index(drop=True), p["table"])
+        rows = (curves["features"] == m["features"]) & (curves["L"] == m["L"])
+        write_table(curves[rows].reset_index(drop=True), p["curves"])
     return table
 
 

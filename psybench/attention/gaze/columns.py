@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["SAMPLE_COLUMNS", "FRAME_COLUMNS", "sample_table", "frame_table"]
+__all__ = ["SAMPLE_COLUMNS", "FRAME_COLUMNS", "sample_table", "frame_table", "frame_tables"]
 
 SAMPLE_COLUMNS = ["subject", "movie", "t_ms", "x", "y", "valid"]
 FRAME_COLUMNS = ["subject", "movie", "frame", "t_ms", "x", "y", "valid"]
@@ -38,15 +38,24 @@ def sample_table(subject, movie, t_ms, x, y, valid) -> pd.DataFrame:
 
 def frame_table(subject, movie, xy, frames_per_s) -> pd.DataFrame:
     """Per-frame table (:data:`FRAME_COLUMNS`) of one trajectory ``xy`` (n_frames, 2), every frame valid."""
-    n = len(xy)
+    return frame_tables([subject], movie, np.asarray(xy, float)[None], frames_per_s)
+
+
+def frame_tables(subjects, movie, xy, frames_per_s) -> pd.DataFrame:
+    """:func:`frame_table` of n trajectories ``xy`` (n, n_frames, 2) with their ``subjects``, one after the
+    other (the table ``pd.concat`` of the n tables gives, built at once)."""
+    xy = np.asarray(xy, float)
+    n, T = xy.shape[:2]
+    frames = np.arange(T)
     return pd.DataFrame(
         {
-            "subject": subject,
+            "subject": np.repeat(np.array([str(s) for s in subjects], dtype=object), T),
             "movie": movie,
-            "frame": np.arange(n),
-            "t_ms": np.arange(n) * 1000.0 / frames_per_s,
-            "x": xy[:, 0],
-            "y": xy[:, 1],
+            "frame": np.tile(frames, n),
+            "t_ms": np.tile(frames * 1000.0 / frames_per_s, n),
+            "x": xy[:, :, 0].ravel(),
+            "y": xy[:, :, 1].ravel(),
             "valid": True,
         }
     )[FRAME_COLUMNS]
+

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from psybench.attention.gaze.columns import frame_table, sample_table
+from psybench.attention.gaze.columns import frame_tables, sample_table
 
 __all__ = ["synthetic_observers", "random_saccade_scanpaths", "random_physiological_scanpaths"]
 
@@ -130,19 +130,37 @@ def random_saccade_scanpaths(
     in [0, 360) deg; positions are reflected at the frame edges. Starts uniformly.
     """
     w, h = source_size
-    rng = np.random.default_rng(seed)
-    out = []
+    # One stream for all n paths, as drawn one by one: per path x0, y0, then per frame t >= 1
+    # a jump test u and, when u < jump_prob, the jump's length and angle. The doubles are
+    # drawn at once (the same numbers), walked to find each path's, then the paths move in step.
+    T = int(n_frames)
+    stream = np.random.default_rng(seed).random(n * (2 + 3 * max(0, T - 1))).tolist()
+    start = np.empty((n, 2))
+    jump = np.zeros((n, T), bool)
+    length = np.zeros((n, T))
+    angle = np.zeros((n, T))
+    k = 0
     for i in range(n):
-        xy = np.empty((n_frames, 2))
-        pos = rng.uniform([0, 0], [w, h])
-        for t in range(n_frames):
-            if t and rng.random() < jump_prob:
-                r = rng.uniform(0, max_jump_frac * w)
-                a = rng.uniform(0, 2 * np.pi)
-                pos = np.array([_reflect(pos[0] + r * np.cos(a), w - 1e-6), _reflect(pos[1] + r * np.sin(a), h - 1e-6)])
-            xy[t] = pos
-        out.append(frame_table(f"{subject_prefix}{i:02d}", movie, xy, frames_per_s))
-    return pd.concat(out, ignore_index=True)
+        start[i] = stream[k : k + 2]
+        k += 2
+        for t in range(1, T):
+            if stream[k] < jump_prob:
+                jump[i, t], length[i, t], angle[i, t] = True, stream[k + 1], stream[k + 2]
+                k += 3
+            else:
+                k += 1
+    pos = 0 + np.array([w, h], float) * start  # rng.uniform([0, 0], [w, h])
+    length = max_jump_frac * w * length  # rng.uniform(0, max_jump_frac * w): 0 + range * u
+    angle = 2 * np.pi * angle
+    xy = np.empty((n, T, 2))
+    for t in range(T):
+        j = jump[:, t]
+        if j.any():
+            r, a = length[j, t], angle[j, t]
+            pos[j] = np.stack([_reflect(pos[j, 0] + r * np.cos(a), w - 1e-6),
+                               _reflect(pos[j, 1] + r * np.sin(a), h - 1e-6)], axis=1)
+        xy[:, t] = pos
+    return frame_tables([f"{subject_prefix}{i:02d}" for i in range(n)], movie, xy, frames_per_s)
 
 
 def random_physiological_scanpaths(
@@ -237,6 +255,4 @@ def random_physiological_scanpaths(
             axis=1,
         )
         d_t = dr
-    return pd.concat(
-        [frame_table(f"{subject_prefix}{i:02d}", movie, xy[i], frames_per_s) for i in range(n)], ignore_index=True
-    )
+    return frame_tables([f"{subject_prefix}{i:02d}" for i in range(n)], movie, xy, frames_per_s)
