@@ -98,25 +98,27 @@ rule intphys_train:
         "../scripts/intphys_train.py"
 
 
-rule intphys_predict:
-    input:
-        unpack(get_intphys_predict_input),
-    output:
-        predictions="results/intphys/{model}/predictions/shard_{shard}.csv",
-    log:
-        "logs/intphys/predict/{model}_{shard}.log",
-    benchmark:
-        "logs/benchmarks/intphys_predict/{model}/{shard}.tsv"
-    wildcard_constraints:
-        model="|".join(INTPHYS_MODELS) or "^$",
-    conda:
-        "../envs/psybench.yaml"
-    threads: 1
-    params:
-        model=get_intphys_model_entry,
-        code_hash=get_intphys_model_code,
-    script:
-        "../scripts/intphys_predict.py"
+if INTPHYS_PREDICTIONS:
+
+    rule intphys_predict:
+        input:
+            unpack(get_intphys_predict_input),
+        output:
+            **INTPHYS_PREDICTIONS,
+        log:
+            "logs/intphys/predict/{model}.log",
+        benchmark:
+            "logs/benchmarks/intphys_predict/{model}.tsv"
+        wildcard_constraints:
+            model="|".join(INTPHYS_MODELS) or "^$",
+        conda:
+            "../envs/psybench.yaml"
+        threads: 1
+        params:
+            model=get_intphys_model_entry,
+            code_hash=get_intphys_model_code,
+        script:
+            "../scripts/intphys_predict.py"
 
 
 rule intphys_scores:

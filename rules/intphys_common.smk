@@ -64,6 +64,18 @@ def intphys_shards(split):
     return shard_ids(count_movies(INTPHYS_ROOT, split, generator=generator), INTPHYS["shard_size"])
 
 
+# One prediction job per model for every shard of the evaluation split (issue 15: start-up
+# paid once per model, not per shard), each shard keeping its own table (named outputs).
+INTPHYS_PREDICTIONS = (
+    {
+        f"shard_{shard}": f"results/intphys/{{model}}/predictions/shard_{shard}.csv"
+        for shard in intphys_shards(INTPHYS["eval_split"])
+    }
+    if "intphys" in config["tracks"] and INTPHYS_MODELS
+    else {}
+)
+
+
 def get_intphys_tree_digest(wildcards):
     """Digest of every file (path, size, mtime_ns) of a real IntPhys split, as a param of the ingest.
 
@@ -101,10 +113,11 @@ def get_intphys_model_code(wildcards):
 
 
 def get_intphys_predict_input(wildcards):
+    """Every shard store and metadata table of the evaluation split (one job per model), weights if trained."""
     split = INTPHYS["eval_split"]
     inputs = {
-        "store": f"results/intphys/stores/{split}/shard_{wildcards.shard}.zarr",
-        "table": f"results/intphys/stores/{split}/shard_{wildcards.shard}.csv",
+        "stores": expand("results/intphys/stores/{split}/shard_{shard}.zarr", split=split, shard=intphys_shards(split)),
+        "tables": expand("results/intphys/stores/{split}/shard_{shard}.csv", split=split, shard=intphys_shards(split)),
     }
     spec = INTPHYS_MODELS[wildcards.model]
     if spec.algorithm.source == "builtin" and spec.algorithm.name in TRAINED_ALGORITHMS:

@@ -74,9 +74,14 @@ rule motion_scores:
     input:
         readouts=get_motion_model_readouts,
         literature=config["literature"],
+    # The same job writes the readout's own dynamics (issue 15: the readouts loaded and
+    # scored at the run's lambda once): every verdict re-scored at other pursuit constants
+    # lambda and on the unfiltered mean flow (psybench.motion.readout_dynamics).
     output:
         scores="results/scores/motion/{model}.csv",
         fits="results/fits/motion/{model}.csv",
+        verdicts="results/scores/motion/lambda_sensitivity/{model}.csv",
+        lambda_fits="results/fits/motion/lambda_sensitivity/{model}.csv",
     log:
         "logs/scores/motion/{model}.log",
     benchmark:
@@ -85,31 +90,9 @@ rule motion_scores:
         "../envs/psybench.yaml"
     params:
         criteria=config["motion"]["criteria"],
-        code_hash=MOTION_CODE["scores"],
-    script:
-        "../scripts/motion_scores.py"
-
-
-# The readout's own dynamics: every verdict re-scored at other pursuit constants lambda and
-# on the unfiltered mean flow (psybench.motion.readout_dynamics).
-rule motion_lambda_sensitivity:
-    input:
-        readouts=get_motion_model_readouts,
-        literature=config["literature"],
-    output:
-        verdicts="results/scores/motion/lambda_sensitivity/{model}.csv",
-        fits="results/fits/motion/lambda_sensitivity/{model}.csv",
-    log:
-        "logs/scores/motion/lambda_sensitivity/{model}.log",
-    benchmark:
-        "logs/benchmarks/motion_lambda_sensitivity/{model}.tsv"
-    conda:
-        "../envs/psybench.yaml"
-    params:
-        criteria=config["motion"]["criteria"],
         code_hash=MOTION_CODE["lambda_sensitivity"],
     script:
-        "../scripts/motion_lambda_sensitivity.py"
+        "../scripts/motion_scores.py"
 
 
 rule motion_table1:

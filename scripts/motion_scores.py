@@ -1,4 +1,4 @@
-"""Snakemake script: criteria, fits and Gaussian scores of one model (psybench.motion.scores)."""
+"""Snakemake script: criteria, fits and Gaussian scores of one model, and their lambda sensitivity (motion.scores)."""
 
 import sys
 
@@ -12,4 +12,5 @@ score_model_stores(
     snakemake.output.fits,  # noqa: F821
     criteria=snakemake.params.criteria,  # noqa: F821
     literature_path=snakemake.input.literature,  # noqa: F821
+    sensitivity_out=(snakemake.output.verdicts, snakemake.output.lambda_fits),  # noqa: F821
 )

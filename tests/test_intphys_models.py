@@ -118,6 +118,25 @@ def test_user_callable_through_predict_shard_sees_no_labels(dev_root, tmp_path, 
         predict_shard(bad, dev_root / "s.zarr", dev_root / "s.csv", tmp_path / "q.csv")
 
 
+def test_predict_shards_writes_each_shard_as_alone(dev_root, tmp_path):
+    """The workflow's one job per model: every shard's table the bytes predict_shard writes alone."""
+    from psybench.intphys.models import predict_shards
+
+    for shard in ("shard_0000", "shard_0001"):  # the one ingested shard under two shard names
+        (tmp_path / f"{shard}.zarr").symlink_to(dev_root / "s.zarr", target_is_directory=True)
+        (tmp_path / f"{shard}.csv").symlink_to(dev_root / "s.csv")
+    entry = {"name": "random", "algorithm": "random", "params": {"seed": 3}}
+    stores, tables = [tmp_path / f"shard_000{i}.zarr" for i in (0, 1)], [tmp_path / f"shard_000{i}.csv" for i in (0, 1)]
+    outs = [tmp_path / "out" / f"shard_000{i}.csv" for i in (0, 1)]
+    predict_shards(entry, stores, tables, outs)
+    predict_shard(entry, dev_root / "s.zarr", dev_root / "s.csv", tmp_path / "alone.csv")
+    assert outs[0].read_bytes() == outs[1].read_bytes() == (tmp_path / "alone.csv").read_bytes()
+    with pytest.raises(ValueError, match="name different shards"):
+        predict_shards(entry, stores, tables[::-1], outs)
+    with pytest.raises(ValueError, match="2 shard stores, 1 metadata tables"):
+        predict_shards(entry, stores, tables[:1], outs)
+
+
 def test_models_are_registered_and_configured_like_every_track(dev_root, tmp_path):
     from psybench.config import ConfigError, track_models
     from psybench.registry import list_models

@@ -84,7 +84,7 @@ def test_dry_run_plans_shards_of_a_real_tree(harness, tmp_path):
     # train: 230 movies -> 5 shards; dev: 216 -> 5 shards
     counts = {m.group(1): int(m.group(2)) for m in re.finditer(r"^(intphys_\w+)\s+(\d+)$", out, re.M)}
     assert counts["intphys_ingest"] == 10
-    assert counts["intphys_predict"] == 5 * 5  # 5 models x 5 dev shards
+    assert counts["intphys_predict"] == 5  # one job per model for its 5 dev shards (issue 15)
     assert counts["intphys_train"] == 1 and counts["intphys_scores"] == 5 and "intphys_generate" not in counts
 
 

@@ -279,3 +279,15 @@ def test_score_rows_key_fits_by_direction(tmp_path):
     rows = score_rows(t1, fits=[fits])
     g = rows[rows["metric"] == "gaussian_score"].set_index("experiment")["value"]
     assert g.to_dict() == {"diamonds/half_differential": 0.5, "diamonds/half_differential/dir015": 0.7}
+
+
+def test_average_ranks_are_scipys_rankdata():
+    """The dashed bars' rank correlation ranks as scipy.stats.rankdata does (the oracle), ties included."""
+    from scipy.stats import rankdata
+
+    from psybench.motion.criteria.common import _average_ranks
+
+    rng = np.random.default_rng(0)
+    for n in (1, 2, 3, 7, 30):
+        for a in (rng.normal(size=n), rng.integers(0, 4, n).astype(float), np.full(n, 2.5)):
+            assert np.array_equal(_average_ranks(a), rankdata(a))

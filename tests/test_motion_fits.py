@@ -255,3 +255,25 @@ def test_verdict_fit_is_the_selected_one_and_reaches_the_fits_table():
     for col, key in (("verdict_A", "A"), ("verdict_tau_ms", "tau_ms"), ("verdict_B", "B")):
         assert row[col] == pytest.approx(details[key], rel=1e-12)
     assert row["verdict_tau_ms"] == pytest.approx(150.0, rel=1e-3) and row["tau_ms"] < 140.0
+
+
+def test_fits_take_scipys_own_finite_difference_steps():
+    """The batched Jacobian gives least_squares the iterates of its own jac="2-point", to the bit."""
+    import sys
+
+    exp_module = sys.modules["psybench.motion.fits.exponential"]
+    rng = np.random.default_rng(5)
+    t = np.arange(60) * 10.0
+    curves = [30 * np.exp(-t / 80) + 2 + rng.normal(0, 1.5, t.size),
+              20 * np.exp(-t / 15) + 25 * np.exp(-t / 200) - 1 + rng.normal(0, 0.5, t.size),
+              rng.normal(0, 1, t.size), np.where(t < 100, np.nan, -12 * np.exp(-t / 40))]
+    batched = [(fit_exponential(t, y), fit_double_exponential(t, y)) for y in curves]
+    original = exp_module._forward_jacobian
+    try:
+        exp_module._forward_jacobian = lambda rows, lower, upper: "2-point"
+        scipys = [(fit_exponential(t, y), fit_double_exponential(t, y)) for y in curves]
+    finally:
+        exp_module._forward_jacobian = original
+    same = [x == y or (x != x and y != y) for ours, theirs in zip(batched, scipys) for a, b in zip(ours, theirs)
+            for x, y in zip(a.to_dict().values(), b.to_dict().values())]  # x != x: both NaN
+    assert all(same) and len(same) == 4 * (15 + 20)

@@ -108,6 +108,7 @@ def test_summary_and_stores_wrapper_write_the_report(tmp_path):
     from psybench.io.store import ArraySpec, write_store
     from psybench.io.tables import read_table
     from psybench.motion.readout_dynamics import SUMMARY_COLUMNS, lambda_sensitivity_stores, sensitivity_summary
+    from psybench.motion.scores import score_model_stores
 
     paths = []
     for name, r in _diamond_readouts().items():
@@ -119,6 +120,15 @@ def test_summary_and_stores_wrapper_write_the_report(tmp_path):
             "display": r["display"], "stimulus": r["stimulus"], "readout": r["readout"], "model": {"name": "m"}}))
     v_csv, f_csv = lambda_sensitivity_stores(paths, tmp_path / "v.csv", tmp_path / "f.csv",
                                              literature_path="config/literature.yaml")
+    # the workflow's one job: scores and sensitivity from one load, the run's lambda scored once (same bytes)
+    s_csv, s_fits = score_model_stores(paths, tmp_path / "s.csv", tmp_path / "sf.csv",
+                                       literature_path="config/literature.yaml",
+                                       sensitivity_out=(tmp_path / "v2.csv", tmp_path / "f2.csv"))
+    assert (tmp_path / "v2.csv").read_bytes() == v_csv.read_bytes()
+    assert (tmp_path / "f2.csv").read_bytes() == f_csv.read_bytes()
+    alone = score_model_stores(paths, tmp_path / "s1.csv", tmp_path / "sf1.csv",
+                               literature_path="config/literature.yaml")
+    assert [p.read_bytes() for p in alone] == [s_csv.read_bytes(), s_fits.read_bytes()]
     verdicts, fits = read_table(v_csv), read_table(f_csv)
     assert sorted(verdicts["lambda_ms"]) == [0.0, 25.0, 50.0, 100.0] and set(verdicts["model"]) == {"m"}
     assert len(fits) == 4 * 2 and "verdict_tau_ms" in fits.columns  # one diamond fit per direction

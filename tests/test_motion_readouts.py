@@ -4,6 +4,7 @@ import dask.array as da
 import numpy as np
 import pytest
 
+from psybench.io.integrity import open_group
 from psybench.io.store import ArraySpec, open_store, write_store
 from psybench.motion.display import Display
 from psybench.motion.readouts import (
@@ -93,6 +94,24 @@ def test_mean_flow_numpy_and_dask_agree():
     lazy = mean_flow(da.from_array(flow, chunks=(4, 7, 5, 2)))
     assert isinstance(lazy, da.Array)
     np.testing.assert_allclose(lazy.compute(), ref, rtol=1e-12)
+
+
+def test_stored_mean_flow_matches_the_dask_reduction_to_the_bit(tmp_path):
+    """The readout's NumPy reduction of a stored flow gives the bits of the Dask mean it replaced."""
+    from psybench.io.store import StreamSpec, write_store_stream
+    from psybench.motion.readouts import _stored_mean_flow
+
+    rng = np.random.default_rng(7)
+    # 53 dynamic-range orders: any other summation order than NumPy's changes the last bits
+    flow = (rng.normal(size=(10, 64, 48, 2)) * np.exp(rng.uniform(-25, 5, (10, 64, 48, 2)))).astype(np.float32)
+    path = write_store_stream(tmp_path / "f.zarr", {"flow": StreamSpec(flow.shape, np.float32, ("t", "y", "x", "c"),
+                                                                      chunks=(4, 64, 48, 2))}, [{"flow": flow}])
+    stored = open_store(path)["flow"]
+    dask_mean = mean_flow(stored).compute()
+    assert np.array_equal(_stored_mean_flow(open_group(path)["flow"]), dask_mean)
+    assert np.array_equal(dask_mean, np.sum(flow.astype(np.float64), axis=(1, 2)) / (64 * 48))
+    pairwise = np.add.reduce(np.ascontiguousarray(flow.astype(np.float64).reshape(10, -1, 2).transpose(0, 2, 1)), 2)
+    assert not np.array_equal(pairwise / (64 * 48), dask_mean)  # the data tell summation orders apart
 
 
 def test_half_differential_and_direction_average():

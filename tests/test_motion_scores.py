@@ -12,7 +12,7 @@ import pytest
 from psybench.io.store import ArraySpec, write_store
 from psybench.io.tables import read_table
 from psybench.motion.display import Display
-from psybench.motion.readouts import compute_readout
+from psybench.motion.readouts import compute_readout, load_readout
 from psybench.motion.scores import CRITERIA_DEFAULTS, merge_criteria, score_model, score_model_stores
 
 FRAME_MS = 10.0
@@ -204,6 +204,22 @@ def test_score_model_stores_writes_tables(tmp_path):
     assert bool(s.loc[0, "passed"])
     assert json.loads(s.loc[0, "details"])["checks"]["within_ocular_following_range"]
     assert read_table(fits_csv).empty
+    # the workflow's job also writes the lambda sensitivity; the run's own lambda (20 ms) is scored once
+    from psybench.motion.readout_dynamics import lambda_sensitivity, lambda_sensitivity_stores
+
+    calls = []
+    readouts = {p.name.removesuffix(".zarr"): load_readout(p) for p in paths}
+    counted = lambda_sensitivity("mymodel", readouts, lambda *a, **k: calls.append(1) or score_model(*a, **k),
+                                 reference_scores=score_model("mymodel", readouts), literature=None)
+    assert len(calls) == 4  # lambda 0, 25, 50, 100; 20 is the stores' own
+    assert counted.verdicts.equals(lambda_sensitivity("mymodel", readouts, score_model, literature=None).verdicts)
+    both = score_model_stores(paths, tmp_path / "s2.csv", tmp_path / "f2.csv", criteria={},
+                              literature_path="config/literature.yaml",
+                              sensitivity_out=(tmp_path / "v2.csv", tmp_path / "lf2.csv"))
+    alone = lambda_sensitivity_stores(paths, tmp_path / "v.csv", tmp_path / "lf.csv", criteria={},
+                                      literature_path="config/literature.yaml")
+    assert [p.read_bytes() for p in both] == [scores_csv.read_bytes(), fits_csv.read_bytes()]
+    assert [(tmp_path / n).read_bytes() for n in ("v2.csv", "lf2.csv")] == [p.read_bytes() for p in alone]
 
 
 def test_barberpole_fraction_threshold_is_a_real_knob():

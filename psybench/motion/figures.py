@@ -17,7 +17,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from psybench.io.atomic import atomic_output  # noqa: E402
-from psybench.io.store import open_store  # noqa: E402
+from psybench.io.integrity import open_group, verify_store  # noqa: E402
 from psybench.io.tables import read_csv_checked  # noqa: E402
 from psybench.motion import EXPERIMENTS  # noqa: E402
 
@@ -31,6 +31,12 @@ def save_png(fig, path: str | os.PathLike) -> Path:
         fig.savefig(tmp, dpi=90, metadata={"Software": None})
     plt.close(fig)
     return path
+
+
+def _open(path: str | os.PathLike):
+    """A verified store's Zarr group: the few frames or samples a figure draws are read as NumPy, no Dask."""
+    verify_store(path)
+    return open_group(Path(path))
 
 
 def _name(path: str | os.PathLike) -> str:
@@ -52,7 +58,7 @@ def stimuli_montage(stimulus_paths: Sequence[str | os.PathLike], out: str | os.P
         ax.set_axis_off()
     for k, p in enumerate(stimulus_paths):
         row, group = k % n_rows, k // n_rows
-        store = open_store(p)
+        store = _open(p)
         frames = store["frames"]
         fps = store.attrs["display"]["frames_per_s"]
         for col, t in enumerate((0, frames.shape[0] // 2, frames.shape[0] - 1)):
@@ -73,7 +79,7 @@ def flow_figure(response_paths: Sequence[str | os.PathLike], out: str | os.PathL
     n = len(response_paths)
     fig, axes = plt.subplots(1, n, figsize=(2.6 * n, 2.8), squeeze=False)
     for ax, p in zip(axes[0], response_paths):
-        store = open_store(p)
+        store = _open(p)
         flow = store["flow"]
         t = flow.shape[0] // 2
         f = np.asarray(flow[t])
@@ -206,12 +212,12 @@ def direction_error_figure(
     groups: dict[str, list] = {}
     model = ""
     for p in readout_paths:
-        store = open_store(p)
+        store = _open(p)
         stim = store.attrs.get("stimulus", {})
         model = store.attrs.get("model", {}).get("name", model)
         fps = store.attrs["display"]["frames_per_s"]
-        err = np.asarray(store["direction_error_deg"])
-        speed = np.asarray(store["speed_deg_s"])
+        err = store["direction_error_deg"][...]
+        speed = store["speed_deg_s"][...]
         t = np.arange(err.shape[0]) * 1000.0 / fps
         groups.setdefault(stim.get("experiment", "?"), []).append((_name(p), t, err, stim, speed))
     fits = read_csv_checked(fits_csv)

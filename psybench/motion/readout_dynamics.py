@@ -74,6 +74,14 @@ def _velocity_readout(data: Mapping[str, Any], w: np.ndarray, *, min_speed_fract
     return out
 
 
+def _same_readout(variant: Mapping[str, Any], data: Mapping[str, Any]) -> bool:
+    """Whether :func:`repursue` gave ``data`` back: every key it sets equal (NaN equal to NaN)."""
+    for key in ("pursuit", "direction_deg", "direction_error_deg", "speed_deg_s"):
+        if key in variant and not (key in data and np.array_equal(variant[key], data[key], equal_nan=True)):
+            return False
+    return variant.get("readout") == data.get("readout")
+
+
 def _mean_flow(data: Mapping[str, Any]) -> np.ndarray:
     if "mean_flow" not in data:
         name = (data.get("stimulus") or {}).get("name")
@@ -178,6 +186,7 @@ def lambda_sensitivity(
     *,
     lambdas_ms: Sequence[float] = DEFAULT_LAMBDAS_MS,
     reference_lambda_ms: float | None = None,
+    reference_scores: tuple[pd.DataFrame, pd.DataFrame] | None = None,
     **score_kwargs: Any,
 ) -> LambdaSensitivity:
     """Every verdict and fit at several pursuit constants and on the unfiltered mean flow.
@@ -197,6 +206,11 @@ def lambda_sensitivity(
     reference_lambda_ms : float, optional
         The run's own ``lambda`` (default: the readouts' ``readout.lambda_ms``,
         else 50 ms); ``verdict_differs`` compares each verdict with the one at it.
+    reference_scores : (DataFrame, DataFrame), optional
+        ``score(model, readouts, **score_kwargs)`` of the readouts as given, when
+        the caller has it: used, instead of scoring the same curves again, at the
+        ``lambda`` whose :func:`repursue` gives every readout back to the bit (its
+        own, for a readout store :mod:`psybench.motion.readouts` wrote).
     **score_kwargs
         Passed to ``score`` (``criteria``, ``literature``).
 
@@ -220,7 +234,10 @@ def lambda_sensitivity(
     rows, fit_tables = [], []
     for lam in grid:
         variant = {name: repursue(data, lam) for name, data in readouts.items()}
-        scores, fits = score(model, variant, **score_kwargs)
+        if reference_scores is not None and all(_same_readout(variant[k], readouts[k]) for k in readouts):
+            scores, fits = reference_scores  # these very readouts: scored already
+        else:
+            scores, fits = score(model, variant, **score_kwargs)
         kind = "mean_flow" if lam == 0 else "pursuit"
         fit_tables.append(fits.assign(readout=kind, lambda_ms=lam))
         for _, r in scores.iterrows():
@@ -295,17 +312,10 @@ def lambda_sensitivity_stores(
     """
     from psybench.io.tables import write_table
     from psybench.motion.literature import load_literature
-    from psybench.motion.readouts import load_readout
-    from psybench.motion.scores import score_model
+    from psybench.motion.scores import load_model_readouts, score_model
 
-    readouts = {}
-    for p in readout_paths:
-        data = load_readout(p)
-        readouts[data["stimulus"].get("name") or Path(p).name.removesuffix(".zarr")] = data
-    models = {str((d.get("model") or {}).get("name", "")) for d in readouts.values()}
-    if len(models) != 1:
-        raise ValueError(f"readout stores belong to several models {sorted(models)}; one model at a time")
+    model, readouts = load_model_readouts(readout_paths)
     literature = load_literature(literature_path) if literature_path else None
-    verdicts, fits = lambda_sensitivity(models.pop(), readouts, score_model, lambdas_ms=lambdas_ms,
+    verdicts, fits = lambda_sensitivity(model, readouts, score_model, lambdas_ms=lambdas_ms,
                                         criteria=criteria, literature=literature)
     return write_table(verdicts, verdicts_out), write_table(fits, fits_out)

@@ -48,26 +48,14 @@ from typing import Any
 
 import numpy as np
 
-from psybench.io.store import StreamSpec, open_store, write_store_stream
+from psybench.io.integrity import open_group, verify_store
 from psybench.motion.display import Display, direction_deg, wrap_deg
 from psybench.motion.population import flow_from_distribution
 
 __all__ = [
-    "DEFAULT_LAMBDA_MS",
-    "DEFAULT_MIN_SPEED_FRACTION",
-    "DEFAULT_FINAL_WINDOW_MS",
-    "flow_field_from_distribution",
-    "mean_flow",
-    "pursuit",
-    "direction_error",
-    "speed_threshold",
-    "perceived_direction",
-    "half_differential_error",
-    "mean_half_differential_error",
-    "nanmean_quiet",
-    "compute_readout",
-    "compute_readouts",
-    "load_readout",
+    "DEFAULT_LAMBDA_MS", "DEFAULT_MIN_SPEED_FRACTION", "DEFAULT_FINAL_WINDOW_MS", "flow_field_from_distribution",
+    "mean_flow", "pursuit", "direction_error", "speed_threshold", "perceived_direction", "half_differential_error",
+    "mean_half_differential_error", "nanmean_quiet", "compute_readout", "compute_readouts", "load_readout",
 ]
 
 #: Default smoothing constant lambda of eq. 3 in ms. RR-7317 gives no value; 50 ms
@@ -117,6 +105,29 @@ def mean_flow(flow):
     if hasattr(flow, "dask"):
         return flow.astype(np.float64).mean(axis=(1, 2))
     return np.asarray(flow).mean(axis=(1, 2), dtype=np.float64)
+
+
+def _stored_mean_flow(stored, velocities=None) -> np.ndarray:
+    """:func:`mean_flow` of a stored array (zarr), read one storage unit at a time.
+
+    ``stored`` is the flow (T, H, W, 2), or ``p`` (T, H, W, V) turned into flow by
+    eq. 2 with ``velocities`` (V, 2). The arithmetic of :func:`mean_flow`, in its
+    order, without a Dask task graph for a few frames (issue 15): NumPy sums a
+    (T, H, W, 2) array over ``(1, 2)`` pixel after pixel in storage order, one running
+    float64 total per frame and component, which is what ``cumsum`` over the pixels of
+    each component does, 1.7x faster (tests/test_motion_readouts.py holds them equal
+    to the bit); divided by the pixel count. Memory: one storage unit.
+    """
+    step = (stored.shards or stored.chunks)[0]
+    out = np.empty((stored.shape[0], 2), dtype=np.float64)
+    for start in range(0, stored.shape[0], step):
+        unit = np.asarray(stored[start: start + step])
+        unit = unit if velocities is None else flow_field_from_distribution(unit, velocities)
+        if unit.ndim != 4 or unit.shape[-1] != 2:
+            raise ValueError(f"flow must have shape (T, H, W, 2); got {unit.shape}")
+        pixels = unit.reshape(len(unit), -1, 2).transpose(0, 2, 1).astype(np.float64, order="C")
+        out[start: start + len(unit)] = np.cumsum(pixels, axis=2)[:, :, -1] / np.float64(pixels.shape[2])
+    return out
 
 
 # --------------------------------------------------------------------------- eq. 3
@@ -280,7 +291,7 @@ def compute_readout(
 
     The flow is the response's ``flow`` array; a store with only ``p`` (and the
     ``velocities`` array attribute) is turned into flow by eq. 2. The domain
-    mean is reduced chunk by chunk with Dask, so memory stays bounded by one
+    mean is reduced one storage unit at a time, so memory stays bounded by one
     chunk of the response.
 
     Parameters
@@ -299,29 +310,24 @@ def compute_readout(
     -------
     pathlib.Path
     """
-    response = open_store(response_store_path)
-    # checksum what is read (flow, else p): a corrupted chunk can still decode
-    from psybench.io.store import verify_store
-
-    verify_store(response_store_path, deep=["flow"] if "flow" in response.arrays else ["p"])
     where = str(response_store_path)
-    for key in ("display", "stimulus"):
-        if key not in response.attrs:
-            raise ValueError(f"response store {where} lacks the {key!r} attribute")
-    display = Display.from_config(response.attrs["display"])
-    stimulus = response.attrs["stimulus"]
-    true_dir = _truth_direction(stimulus, where)
-    if "flow" in response.arrays:
-        flow = response["flow"]
-    elif "p" in response.arrays:
-        vel = response.array_attrs["p"].get("velocities")
-        if vel is None:
-            raise ValueError(f"response store {where}: array 'p' lacks the 'velocities' attribute")
-        flow = flow_field_from_distribution(response["p"], vel)
-    else:
+    response = open_group(Path(response_store_path))  # metadata only: which array the readout reads
+    name = "flow" if "flow" in response else "p" if "p" in response else None
+    if name is None:
         raise ValueError(f"response store {where} has neither 'flow' nor 'p'")
-    vbar = mean_flow(flow)
-    vbar = np.asarray(vbar.compute(scheduler="threads") if hasattr(vbar, "compute") else vbar, dtype=np.float64)
+    # verified once, with the checksum of what is read (a corrupted chunk can still decode)
+    verify_store(response_store_path, deep=[name])
+    attrs_in = dict(response.attrs)
+    for key in ("display", "stimulus"):
+        if key not in attrs_in:
+            raise ValueError(f"response store {where} lacks the {key!r} attribute")
+    display = Display.from_config(attrs_in["display"])
+    stimulus = attrs_in["stimulus"]
+    true_dir = _truth_direction(stimulus, where)
+    velocities = None if name == "flow" else response["p"].attrs.get("velocities")
+    if name == "p" and velocities is None:
+        raise ValueError(f"response store {where}: array 'p' lacks the 'velocities' attribute")
+    vbar = _stored_mean_flow(response[name], velocities)
     frame_ms = display.frame_ms
     w = pursuit(vbar, frame_ms=frame_ms, lambda_ms=lambda_ms)
     thr = speed_threshold(w, min_speed_fraction=min_speed_fraction)
@@ -332,9 +338,9 @@ def compute_readout(
     perceived = perceived_direction(w, frame_ms=frame_ms, window_ms=final_window_ms)
     attrs = {
         "stage": "readouts",
-        "display": response.attrs["display"],
+        "display": attrs_in["display"],
         "stimulus": stimulus,
-        "model": response.attrs.get("model", {}),
+        "model": attrs_in.get("model", {}),
         "readout": {
             "kind": "pursuit (RR-7317 eq. 3), domain-mean flow, exact exponential integrator",
             "lambda_ms": float(lambda_ms),
@@ -357,6 +363,8 @@ def compute_readout(
     }
     # The readout is small (T samples): one in-memory block through the streaming
     # writer, which is atomic and writes the same manifest as write_store.
+    from psybench.io.store import StreamSpec, write_store_stream
+
     specs = {k: StreamSpec(v.shape, np.float64, dims, attrs=a) for k, (v, dims, a) in values.items()}
     block = {k: np.asarray(v, dtype=np.float64) for k, (v, _, _) in values.items()}
     return write_store_stream(out_path, specs, [block], attrs, coords=display.coords(len(vbar)))
@@ -390,14 +398,16 @@ def load_readout(path: str | os.PathLike) -> dict[str, Any]:
         ``direction_error_deg``, ``speed_deg_s`` (T,), ``frame_ms``, ``stimulus``,
         ``model``, ``display``, ``readout``, ``path``.
     """
-    store = open_store(path, deep=True)
-    display = Display.from_config(store.attrs["display"])
-    data: dict[str, Any] = {k: np.asarray(store[k].compute(), dtype=np.float64) for k in (
+    verify_store(path, deep=True)
+    store = open_group(Path(path))  # T samples per array: read whole, no Dask graph (issue 15)
+    attrs = dict(store.attrs)
+    display = Display.from_config(attrs["display"])
+    data: dict[str, Any] = {k: np.asarray(store[k][...], dtype=np.float64) for k in (
         "mean_flow", "pursuit", "direction_deg", "direction_error_deg", "speed_deg_s")}
     n_t = data["pursuit"].shape[0]
     data["t_ms"] = np.arange(n_t) * display.frame_ms
     data["frame_ms"] = display.frame_ms
     for key in ("stimulus", "model", "display", "readout"):
-        data[key] = store.attrs.get(key, {})
+        data[key] = attrs.get(key, {})
     data["path"] = str(path)
     return data

@@ -30,9 +30,11 @@ __all__ = [
     "EXPERIMENTS",
     "SCORE_COLUMNS",
     "FIT_COLUMNS",
+    "load_model_readouts",
     "merge_criteria",
     "score_model",
     "score_model_stores",
+    "write_scores",
 ]
 
 SCORE_COLUMNS = ["experiment", "model", "passed", "error", "details"]
@@ -126,6 +128,39 @@ def score_model(
     return pd.DataFrame(rows, columns=columns), pd.DataFrame(fits, columns=FIT_COLUMNS)
 
 
+def load_model_readouts(readout_paths: Sequence[str | os.PathLike]) -> tuple[str, dict[str, dict[str, Any]]]:
+    """One model's readout stores, loaded once (:func:`psybench.motion.readouts.load_readout`).
+
+    Returns
+    -------
+    model : str
+        The stores' ``model.name`` attribute ("" if they have none).
+    readouts : dict
+        Stimulus name (its ``stimulus.name``, else the store's name) -> readout dict.
+
+    Raises
+    ------
+    ValueError
+        If the stores belong to several models.
+    """
+    readouts, models = {}, set()
+    for p in readout_paths:
+        data = load_readout(p)
+        readouts[data["stimulus"].get("name") or Path(p).name.removesuffix(".zarr")] = data
+        models.add(str((data.get("model") or {}).get("name", "")))
+    if len(models) != 1:
+        raise ValueError(f"readout stores belong to several models {sorted(models)}; score one model at a time")
+    return models.pop(), readouts
+
+
+def write_scores(scores: pd.DataFrame, fits: pd.DataFrame, scores_out: str | os.PathLike,
+                 fits_out: str | os.PathLike) -> tuple[Path, Path]:
+    """Write :func:`score_model`'s two tables (``details`` as a JSON string)."""
+    scores = scores.copy()
+    scores["details"] = scores["details"].map(lambda d: json.dumps(d, sort_keys=True))
+    return write_table(scores, scores_out), write_table(fits, fits_out)
+
+
 def score_model_stores(
     readout_paths: Sequence[str | os.PathLike],
     scores_out: str | os.PathLike,
@@ -133,26 +168,29 @@ def score_model_stores(
     *,
     criteria: Mapping[str, Any] | None = None,
     literature_path: str | os.PathLike | None = None,
+    sensitivity_out: tuple[str | os.PathLike, str | os.PathLike] | None = None,
 ) -> tuple[Path, Path]:
     """Score one model's readout stores and write its score and fit tables.
 
     The model name is read from the stores' ``model.name`` attribute (all stores
     must agree). ``scores_out`` gets columns ``experiment, model, passed, error,
     details`` with ``details`` a JSON string; ``fits_out`` the fits table.
+    ``sensitivity_out`` (verdicts, fits), if given, also gets the two tables of
+    :func:`psybench.motion.readout_dynamics.lambda_sensitivity_stores` from the same
+    readouts, loaded once, with these scores as its verdicts at the readouts' own
+    lambda (issue 15: one job instead of two, and that lambda scored once).
     """
-    readouts, models = {}, set()
-    for p in readout_paths:
-        data = load_readout(p)
-        name = data["stimulus"].get("name") or Path(p).name.removesuffix(".zarr")
-        readouts[name] = data
-        models.add(str((data.get("model") or {}).get("name", "")))
-    if len(models) != 1:
-        raise ValueError(f"readout stores belong to several models {sorted(models)}; score one model at a time")
-    model = models.pop()
-    if not model:
-        model = Path(readout_paths[0]).parent.name
+    stored_name, readouts = load_model_readouts(readout_paths)
+    model = stored_name or Path(readout_paths[0]).parent.name
     literature = load_literature(literature_path) if literature_path else None
     scores, fits = score_model(model, readouts, criteria=criteria, literature=literature)
-    scores = scores.copy()
-    scores["details"] = scores["details"].map(lambda d: json.dumps(d, sort_keys=True))
-    return write_table(scores, scores_out), write_table(fits, fits_out)
+    if sensitivity_out is not None:
+        from psybench.motion.readout_dynamics import lambda_sensitivity
+
+        verdicts, lambda_fits = lambda_sensitivity(
+            stored_name, readouts, score_model, criteria=criteria, literature=literature,
+            reference_scores=(scores, fits) if stored_name == model else None,
+        )
+        write_table(verdicts, sensitivity_out[0])
+        write_table(lambda_fits, sensitivity_out[1])
+    return write_scores(scores, fits, scores_out, fits_out)

@@ -94,8 +94,9 @@ def projections_figure(matrix, directions, front, labels, pairs, path: Path) -> 
     if names:
         fig.legend([handles[i] for i in order], [names[i] for i in order], loc="upper right", fontsize=7)
     fig.tight_layout(rect=(0, 0, 0.92, 1))
-    for ax, xs, ys, names_ in to_label:  # after the layout: labels placed in final coordinates
-        place_labels(ax, xs, ys, names_)
+    fig.canvas.draw()  # after the layout: labels placed in final coordinates, one draw for every panel
+    for ax, xs, ys, names_ in to_label:
+        place_labels(ax, xs, ys, names_, draw=False)
     _save(fig, path)
 
 

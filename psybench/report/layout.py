@@ -36,7 +36,7 @@ def _overlap(a: np.ndarray, boxes: np.ndarray) -> float:
 
 
 def place_labels(ax, x: Sequence[float], y: Sequence[float], labels: Sequence[str], *, fontsize: float = 7.0,
-                 point_radius: float = 4.0) -> list[tuple[float, float]]:
+                 point_radius: float = 4.0, draw: bool = True) -> list[tuple[float, float]]:
     """Annotate points ``(x[i], y[i])`` of ``ax`` with ``labels[i]`` without overlaps where possible.
 
     Parameters
@@ -50,13 +50,18 @@ def place_labels(ax, x: Sequence[float], y: Sequence[float], labels: Sequence[st
         Font size in points; the text box is estimated as 0.6 x fontsize per character.
     point_radius : float
         Half-size (points) of the box each marker occupies.
+    draw : bool
+        Draw the figure first, to fix its layout and limits; ``False`` when the caller
+        drew it since its last change of layout or limits (labels of several axes of
+        one figure: one draw instead of one per axes; labels change neither).
 
     Returns
     -------
     list of (float, float)
         The chosen offset (points) of each label's lower-left corner.
     """
-    ax.figure.canvas.draw()  # final transforms
+    if draw:
+        ax.figure.canvas.draw()  # final transforms
     scale = ax.figure.dpi / 72.0
     pts = ax.transData.transform(np.column_stack([x, y]).astype(float)) / scale  # in points
     r = point_radius

@@ -27,7 +27,7 @@ from psybench.intphys.models.controls import constant, random_control
 from psybench.intphys.models.flow import flow_surprise
 from psybench.intphys.models.nextframe import nextframe_surprise, train_nextframe, train_nextframe_stores
 from psybench.intphys.models.observation import Observation, observe
-from psybench.intphys.models.predict import TRAINED_ALGORITHMS, ModelSpecError, predict_shard
+from psybench.intphys.models.predict import TRAINED_ALGORITHMS, ModelSpecError, predict_shard, predict_shards
 from psybench.intphys.models.tracking import tracking_permanence
 
 __all__ = [
@@ -42,5 +42,6 @@ __all__ = [
     "nextframe_surprise",
     "tracking_permanence",
     "predict_shard",
+    "predict_shards",
     "train_nextframe_stores",
 ]

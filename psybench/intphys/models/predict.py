@@ -9,7 +9,8 @@ frames, depth, masks, mask names and movie ids, never the labels or conditions.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -20,7 +21,7 @@ from psybench.io.tables import write_table
 from psybench.model_checks import model_failure
 from psybench.registry import ModelError, resolve_model
 
-__all__ = ["ModelSpecError", "TRAINED_ALGORITHMS", "predict_shard"]
+__all__ = ["ModelSpecError", "TRAINED_ALGORITHMS", "predict_shard", "predict_shards"]
 
 #: Built-in algorithms that take the weights written by the training stage (keyword ``weights``).
 TRAINED_ALGORITHMS = ("nextframe",)
@@ -95,3 +96,39 @@ def predict_shard(entry: Mapping[str, Any], store_path: str | os.PathLike, metad
     df = pd.DataFrame({"movie": movies, "p": p.reindex(movies).to_numpy()})
     write_table(df, out_csv, parquet=False)
     return df
+
+
+def predict_shards(entry: Mapping[str, Any], store_paths: Sequence[str | os.PathLike],
+                   metadata_paths: Sequence[str | os.PathLike], out_csvs: Sequence[str | os.PathLike],
+                   **kwargs: Any) -> list[pd.DataFrame]:
+    """:func:`predict_shard` on every shard of a split, in one process (issue 15: start-up paid once per model).
+
+    Each shard is predicted exactly as alone (its own observation, its own table); the
+    built-in models depend on nothing but the shard (the random control is seeded per movie).
+
+    Parameters
+    ----------
+    entry : mapping
+        As :func:`predict_shard`.
+    store_paths, metadata_paths, out_csvs : sequence of path-like
+        One ingest store, its metadata table and its predictions table per shard, paired by
+        shard name (``shard_0000.zarr``, ``shard_0000.csv``, ``.../shard_0000.csv``).
+    **kwargs
+        Passed to :func:`predict_shard` (``weights``, ``threads``).
+
+    Raises
+    ------
+    ValueError
+        If the three lists differ in length or a triple names different shards.
+    """
+    if not len(store_paths) == len(metadata_paths) == len(out_csvs):
+        raise ValueError(f"model {entry.get('name')!r}: {len(store_paths)} shard stores, {len(metadata_paths)} "
+                         f"metadata tables and {len(out_csvs)} prediction tables")
+    out = []
+    for store, table, csv in zip(store_paths, metadata_paths, out_csvs):
+        names = {Path(store).name.removesuffix(".zarr"), Path(table).stem, Path(csv).stem}
+        if len(names) != 1:
+            raise ValueError(f"model {entry.get('name')!r}: store {store}, table {table} and predictions {csv} "
+                             "name different shards")
+        out.append(predict_shard(entry, store, table, csv, **kwargs))
+    return out

@@ -33,7 +33,6 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy.optimize import least_squares
 
 from psybench.motion.fits.uncertainty import least_squares_covariance
 
@@ -211,6 +210,30 @@ def _linear(cols: list[np.ndarray], y: np.ndarray) -> tuple[np.ndarray, float]:
     return coef, float(r @ r)
 
 
+def _forward_jacobian(rows, lower, upper):
+    """SciPy's 2-point Jacobian of ``least_squares`` (``jac="2-point"``), its points evaluated at once.
+
+    ``rows(X)`` gives the residuals (k, N) of k parameter vectors X (k, P), each row the
+    bits the residual function gives alone. The steps, their turn at the bounds and the
+    difference quotients are scipy.optimize._numdiff's (``approx_derivative``), so the
+    Jacobian, hence every iterate, is the one SciPy computes one perturbed point per
+    call (tests/test_motion_fits.py; issue 15: the fits' main cost was that loop).
+    """
+    from scipy.optimize._numdiff import _adjust_scheme_to_bounds, _compute_absolute_step
+
+    lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+
+    def jac(x):
+        f0 = rows(x[None, :])[0]
+        h, _ = _adjust_scheme_to_bounds(x, _compute_absolute_step(None, x, f0, "2-point"), 1, "1-sided",
+                                        lower, upper)
+        points = np.repeat(x[None, :], x.size, axis=0)
+        points[np.diag_indices(x.size)] = x + h
+        return ((rows(points) - f0) / ((x + h) - x)[:, None]).T
+
+    return jac
+
+
 def _inside(x: float, lo: float, hi: float) -> bool:
     return lo * (1 + 1e-6) < x < hi * (1 - 1e-6)
 
@@ -257,8 +280,14 @@ def fit_exponential(t, y, *, errors: str = "ar1") -> FitResult:
     def resid(th):
         return th[0] * np.exp(-t / np.exp(th[1])) + th[2] - y
 
-    sol = least_squares(resid, [a0, math.log(tau0), b0],
-                        bounds=([-np.inf, math.log(lo), -np.inf], [np.inf, math.log(hi), np.inf]),
+    def rows(ths):  # resid of each row, elementwise the same operations
+        taus = np.array([np.exp(v) for v in ths[:, 1]])
+        return ths[:, :1] * np.exp(-t / taus[:, None]) + ths[:, 2:3] - y
+
+    from scipy.optimize import least_squares  # here: the criteria import this module, planning and reports too
+
+    bounds = ([-np.inf, math.log(lo), -np.inf], [np.inf, math.log(hi), np.inf])
+    sol = least_squares(resid, [a0, math.log(tau0), b0], jac=_forward_jacobian(rows, *bounds), bounds=bounds,
                         method="trf", x_scale="jac")
     A, tau, B = float(sol.x[0]), float(math.exp(sol.x[1])), float(sol.x[2])
     e = np.exp(-t / tau)
@@ -317,11 +346,17 @@ def fit_double_exponential(t, y, *, errors: str = "ar1") -> DoubleFitResult:
         a1, tau1, a2, tau2, b = unpack(th)
         return a1 * np.exp(-t / tau1) + a2 * np.exp(-t / tau2) + b - y
 
+    def rows(ths):  # resid of each row, elementwise the same operations (unpack's math.exp included)
+        tau1 = np.array([math.exp(v) for v in ths[:, 1]])
+        tau2 = tau1 * np.array([math.exp(v) for v in ths[:, 3]])
+        return ths[:, :1] * np.exp(-t / tau1[:, None]) + ths[:, 2:3] * np.exp(-t / tau2[:, None]) + ths[:, 4:5] - y
+
     x0 = [coef0[0], math.log(t10), coef0[1], math.log(t20 / t10), coef0[2]]
-    sol = least_squares(resid, x0,
-                        bounds=([-np.inf, math.log(lo), -np.inf, 0.0, -np.inf],
-                                [np.inf, math.log(hi), np.inf, r_hi, np.inf]),
-                        method="trf", x_scale="jac")
+    from scipy.optimize import least_squares  # here: see fit_exponential
+
+    bounds = ([-np.inf, math.log(lo), -np.inf, 0.0, -np.inf], [np.inf, math.log(hi), np.inf, r_hi, np.inf])
+    sol = least_squares(resid, x0, jac=_forward_jacobian(rows, *bounds), bounds=bounds, method="trf",
+                        x_scale="jac")
     a1, tau1, a2, tau2, b = (float(v) for v in unpack(sol.x))
     e1, e2 = np.exp(-t / tau1), np.exp(-t / tau2)
     jac = np.column_stack([e1, a1 * t / tau1**2 * e1, e2, a2 * t / tau2**2 * e2, one])

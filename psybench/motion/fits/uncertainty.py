@@ -48,8 +48,6 @@ and its standard errors, large as they are, hold only at that cap.
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import brentq
-from scipy.stats import t as student_t
 
 __all__ = ["PHI_MAX", "ar1_correlation", "confidence_interval", "estimate_ar1", "least_squares_covariance"]
 
@@ -156,6 +154,8 @@ def estimate_ar1(t, resid, jac) -> float:
         return lo
     if observed >= expected(hi):
         return hi
+    from scipy.optimize import brentq  # here: importing the fits (criteria, reports) needs no SciPy
+
     return float(brentq(lambda phi: expected(phi) - observed, lo, hi, xtol=1e-6))
 
 
@@ -236,5 +236,7 @@ def confidence_interval(estimate: float, se: float, dof: float, *, level: float 
         raise ValueError(f"level must be in (0, 1); got {level!r}")
     if not (np.isfinite(estimate) and np.isfinite(se) and np.isfinite(dof) and dof > 0):
         return float("nan"), float("nan")
+    from scipy.stats import t as student_t  # here: SciPy's stats take ~0.5 s to import
+
     half = float(student_t.ppf(0.5 + level / 2.0, dof)) * se
     return float(estimate - half), float(estimate + half)
