@@ -101,6 +101,8 @@ class RssSampler(threading.Thread):
                         continue
                     if os.readlink(d / "cwd") != self.workdir:
                         continue  # another workflow on the same machine
+                    if "python" not in os.path.basename(os.readlink(d / "exe")):
+                        continue  # the shell Snakemake starts the script from (same command line)
                     status = (d / "status").read_text()
                     cpu = _cpu_s((d / "stat").read_text())
                 except (OSError, IndexError, ValueError):
