@@ -70,10 +70,11 @@ class TestStoreDamage:
     def test_consumer_error_names_the_file(self, tmp_path):
         store = _store(tmp_path)
         chunk = _chunk(store)
-        _flip(chunk, keep_mtime=True)  # same size and mtime: planning cannot see it, the job does
-        assert quarantine_damaged(tmp_path / "results") == []
+        _flip(chunk, keep_mtime=True)  # same size and mtime; its ctime moved, so the writer's stamp no longer matches
         with pytest.raises(StoreError, match=f"{chunk.relative_to(store)}.*checksum"):
             open_store(store)
+        # planning sees it too, although the store was never recorded as intact (psybench.io.verified)
+        assert [p for p, _ in quarantine_damaged(tmp_path / "results", move=False)] == [store]
 
     def test_touched_store_is_not_damage(self, tmp_path):
         store = _store(tmp_path)
