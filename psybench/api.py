@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-import yaml
 
+from psybench._yaml import safe_load
 from psybench.config import PROJECT_ROOT, ConfigError, check_schema
 from psybench.progress import Progress
 from psybench.registry import TRACKS, ModelSpec, resolve_model
@@ -95,7 +95,7 @@ def score_config(
         path = Path(config)
         if not path.is_file():
             raise ConfigError(f"config file {path} does not exist")
-        base = yaml.safe_load(path.read_text()) or {}
+        base = safe_load(path.read_text()) or {}
         if not isinstance(base, dict):
             raise ConfigError(f"config file {path} must hold a mapping at the top level")
     else:

@@ -18,6 +18,7 @@ from typing import Any
 import jsonschema
 import yaml
 
+from psybench._yaml import safe_load
 from psybench.config_checks import check_callables, check_cross_keys, check_finite, check_memory, check_model_params
 from psybench.registry import ModelError, resolve_model
 
@@ -120,7 +121,7 @@ def _load_schema(path: Path) -> dict[str, Any]:
 
 @functools.lru_cache(maxsize=8)
 def _parse_schema(path: str, mtime_ns: int, size: int) -> dict[str, Any]:
-    return yaml.load(Path(path).read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    return safe_load(Path(path).read_text())
 
 
 def check_schema(config: dict[str, Any], *, schema_path: str | Path = SCHEMA_PATH) -> dict[str, Any]:
@@ -206,7 +207,7 @@ def load_config(path: str | Path) -> dict[str, Any]:
     """Read a YAML config file and validate it (see :func:`validate_config`)."""
     path = Path(path)
     try:
-        config = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        config = safe_load(path.read_text(encoding="utf-8")) or {}
     except UnicodeDecodeError as exc:
         raise ConfigError(f"config file {path} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except yaml.YAMLError as exc:

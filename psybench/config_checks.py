@@ -26,6 +26,8 @@ from typing import Any
 
 import yaml
 
+from psybench._yaml import safe_load
+
 __all__ = [
     "check_finite", "check_callables", "check_model_params", "check_cross_keys", "check_memory",
     "array_estimates", "machine_memory_bytes", "PARAM_MAX",
@@ -237,7 +239,7 @@ def _shipped_leaderboards() -> list[Any]:
     """The leaderboards of the shipped config/config.yaml in the project, if there is one."""
     path = Path.cwd() / "config" / "config.yaml"
     try:
-        shipped = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        shipped = safe_load(path.read_text(encoding="utf-8")) or {}
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return []
     return list((shipped.get("aggregate") or {}).get("leaderboards") or [])

@@ -62,7 +62,9 @@ rule attention_features:
     cache: True
     conda:
         "../envs/psybench.yaml"
-    threads: 2
+    # one core: its chunks in 2 threads gave the same bits but kept the other core idle
+    # in a 2-core run (a 2-thread job waits for both; issue 15)
+    threads: 1
     resources:
         mem_mb=1000,
     params:

@@ -47,7 +47,8 @@ rule intphys_ingest:
         "logs/benchmarks/intphys_ingest/{split}/{shard}.tsv"
     conda:
         "../envs/psybench.yaml"
-    threads: 2
+    # one core per shard: shards run side by side (a 2-thread job waits for both cores; issue 15)
+    threads: 1
     resources:
         mem_mb=2000,
     params:

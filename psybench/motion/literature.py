@@ -45,6 +45,8 @@ from typing import Any
 import numpy as np
 import yaml
 
+from psybench._yaml import safe_load
+
 __all__ = [
     "GaussianScore", "LiteratureError", "gaussian_score", "load_literature", "validate_literature",
     "literature_params", "HumanReference", "human_reference",
@@ -157,7 +159,7 @@ def load_literature(path: str | os.PathLike) -> dict[str, Any]:
     if not path.is_file():
         raise FileNotFoundError(f"literature file {path} does not exist")
     try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+        doc = safe_load(path.read_text(encoding="utf-8"))
     except UnicodeDecodeError as exc:
         raise LiteratureError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except yaml.YAMLError as exc:
