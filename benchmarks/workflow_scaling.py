@@ -4,7 +4,7 @@ Issue 15, deliver 5. Four cases, each a fresh copy of the workflow run by a fres
 ``snakemake --cores 2 all`` process (motion and intphys tracks, tiny displays):
 
 * ``base``: 11 motion stimuli (one direction), one motion model, 72 IntPhys dev movies
-  (block O1, one quadruplet per condition) and two IntPhys models;
+  (block O1, one quadruplet per condition, 96 x 96 px, 40 frames) and two IntPhys models;
 * ``stimuli_x2``: the motion stimuli doubled (a second direction, 22 stimuli);
 * ``models_x2``: a second motion model of the same cost (Horn-Schunck at another
   smoothness weight);
@@ -55,8 +55,10 @@ from conftest import TINY_CONFIG  # noqa: E402
 BASE = copy.deepcopy(TINY_CONFIG)
 BASE["tracks"] = ["motion", "intphys"]
 BASE["intphys"] = {
-    "generator": {"seed": 0, "blocks": ["O1"], "per_condition": 1, "n_train": 4, "height": 48, "width": 48,
-                  "n_frames": 12},
+    # movies large enough (96 x 96 px, 40 frames) that their work, not each job's start-up,
+    # is what the movies_x2 case doubles
+    "generator": {"seed": 0, "blocks": ["O1"], "per_condition": 1, "n_train": 4, "height": 96, "width": 96,
+                  "n_frames": 40},
     "shard_size": 100,
     "n_boot": 50,
     "models": [{"name": "constant", "algorithm": "constant", "params": {"value": 0.5}},
