@@ -16,13 +16,13 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
-
-import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
+from typing import TYPE_CHECKING
 
 from psybench.io.atomic import atomic_output
 from psybench.io.filecheck import check_table, record_table
+
+if TYPE_CHECKING:  # annotations only: pandas is imported where it is used (issue 15: planning imports these modules)
+    import pandas as pd
 
 __all__ = ["write_table", "read_table", "read_csv_checked", "CSV_DIGEST_KEY"]
 
@@ -49,6 +49,8 @@ def write_table(df: pd.DataFrame, path: str | os.PathLike, *, parquet: bool = Tr
     parquet : bool
         Also write the Parquet sibling.
     """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
     path = Path(path)
     if path.suffix != ".csv":
         raise ValueError(f"table path {path} must end in .csv (a .parquet sibling is written next to it)")
@@ -66,6 +68,8 @@ def write_table(df: pd.DataFrame, path: str | os.PathLike, *, parquet: bool = Tr
 
 def _parquet_matches(parquet: Path, csv: Path) -> bool:
     """Whether ``parquet`` was written with the CSV now at ``csv`` (its recorded digest matches)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
     try:
         meta = pq.read_schema(parquet).metadata or {}
     except (OSError, pa.ArrowException):
@@ -92,6 +96,7 @@ def read_table(path: str | os.PathLike) -> pd.DataFrame:
         The table's files differ from what :func:`write_table` wrote (a half CSV,
         a garbage Parquet), naming the file.
     """
+    import pandas as pd
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"table {path} does not exist")
@@ -110,5 +115,6 @@ def read_csv_checked(path: str | os.PathLike, **kwargs) -> pd.DataFrame:
     For readers that want the CSV's own parsing (``dtype=str`` ...); raises
     :class:`psybench.io.filecheck.FileCheckError` naming a changed file.
     """
+    import pandas as pd
     check_table(path)
     return pd.read_csv(path, **kwargs)

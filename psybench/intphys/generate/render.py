@@ -11,7 +11,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
 
 from psybench.intphys.generate.scenes import (
@@ -131,6 +130,7 @@ def _status(scene, *, block_label, possible, visibility, n_objects, motion, name
 
 def _write_movie(movie_dir: Path, rgb, depth_mm, masks, status: dict | None, *, depth_encoding: str,
                  max_depth: float | None = None, mask_dir: str = "masks") -> None:
+    import cv2
     for sub in ("scene", "depth", mask_dir):
         (movie_dir / sub).mkdir(parents=True, exist_ok=True)
     if depth_encoding == "8bit":

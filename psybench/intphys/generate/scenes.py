@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from itertools import product
 
-import cv2
 import numpy as np
 
 __all__ = ["BLOCKS", "VISIBILITIES", "MOTIONS", "N_OBJECTS", "dev_conditions"]
@@ -87,6 +86,7 @@ def _floor_depth(y: np.ndarray | float, H: int) -> np.ndarray | float:
 
 def _background(rng: np.random.Generator, H: int, W: int) -> tuple[np.ndarray, np.ndarray]:
     """Textured sky/back wall/floor (RGB uint8) and its depth (mm)."""
+    import cv2
     yy, xx = np.mgrid[0:H, 0:W].astype(float)
     noise = cv2.GaussianBlur(rng.normal(size=(H, W)).astype(np.float32), (0, 0), max(W / 64, 0.8))
     noise = noise / (np.abs(noise).max() + 1e-9)
@@ -105,6 +105,7 @@ def _background(rng: np.random.Generator, H: int, W: int) -> tuple[np.ndarray, n
 
 
 def _color(rng: np.random.Generator) -> tuple[int, int, int]:
+    import cv2
     hue = rng.uniform(0, 180)
     hsv = np.uint8([[[hue, rng.uniform(170, 255), rng.uniform(180, 255)]]])
     return tuple(int(c) for c in cv2.cvtColor(hsv, cv2.COLOR_HSV2RGB)[0, 0])

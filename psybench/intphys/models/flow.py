@@ -11,13 +11,15 @@ flow-based stand-in for the future-prediction baselines of Riochet et al. 2018
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
-import cv2
 import numpy as np
-import pandas as pd
 
 from psybench.intphys.models.observation import Observation, luminance, map_movies
 from psybench.registry import register
+
+if TYPE_CHECKING:  # annotations only: pandas is imported where it is used (issue 15: planning imports these modules)
+    import pandas as pd
 
 __all__ = ["flow_surprise"]
 
@@ -26,6 +28,7 @@ FLOW_REFERENCE = ("Farneback 2003 (two-frame motion estimation by polynomial exp
 
 
 def _flow_error(gray: np.ndarray, params: dict) -> float:
+    import cv2
     T, H, W = gray.shape
     yy, xx = np.mgrid[0:H, 0:W].astype(np.float32)
     worst = 0.0
@@ -61,6 +64,8 @@ def flow_surprise(
     I_t(x - F(x)); surprise s = max_t mean |prediction - I_{t+1}| (gray in [0, 1]),
     P = exp(-s / scale). Farneback parameters are OpenCV's.
     """
+    import cv2
+    import pandas as pd
     params = dict(pyr_scale=pyr_scale, levels=levels, winsize=winsize, iterations=iterations, poly_n=poly_n,
                   poly_sigma=poly_sigma)
     cv2.setNumThreads(1)

@@ -14,15 +14,17 @@ import math
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from psybench.intphys.models.observation import Observation, luminance, map_movies
 from psybench.io.atomic import atomic_output
 from psybench.progress import progress
 from psybench.registry import register
+
+if TYPE_CHECKING:  # annotations only: pandas is imported where it is used (issue 15: planning imports these modules)
+    import pandas as pd
 
 __all__ = ["train_nextframe", "train_nextframe_stores", "nextframe_surprise"]
 
@@ -131,6 +133,7 @@ def nextframe_surprise(observation: Observation, *, weights: Any, scale: float =
     scale : float
         P = exp(-s / scale) with s = max_t mean |prediction - g_{t+1}|.
     """
+    import pandas as pd
     fit = dict(np.load(weights)) if not isinstance(weights, dict) else weights
     w, size = np.asarray(fit["weights"]), int(fit["size"])
 

@@ -38,14 +38,15 @@ import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import cv2
 import numpy as np
-import pandas as pd
 
 from psybench.io.tables import read_table
 from psybench.progress import progress
+
+if TYPE_CHECKING:  # annotations only: pandas is imported where it is used (issue 15: planning imports these modules)
+    pass
 
 __all__ = ["Observation", "observe", "map_movies", "luminance"]
 
@@ -77,6 +78,8 @@ def observe(store_path: str | os.PathLike, table_path: str | os.PathLike) -> Obs
         Its metadata table; only the columns ``movie`` and ``masks_grayscale``
         are read from it.
     """
+    import pandas as pd
+
     from psybench.io.store import open_store  # here: the registry imports this module at planning, without Zarr
 
     store = open_store(store_path)
@@ -112,6 +115,7 @@ def map_movies(fn: Callable[..., float], arrays: Sequence[Any], threads: int) ->
 
 def luminance(scene_movie: np.ndarray, size: int | None = None) -> np.ndarray:
     """(T, H, W, 3) uint8 RGB -> (T, h, w) float32 luminance in [0, 1], optionally area-downsampled."""
+    import cv2
     out = []
     for f in scene_movie:
         g = cv2.cvtColor(f, cv2.COLOR_RGB2GRAY).astype(np.float32) / 255.0

@@ -11,15 +11,17 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from psybench.intphys.models.observation import observe
 from psybench.io.tables import write_table
 from psybench.model_checks import model_failure
 from psybench.registry import ModelError, resolve_model
+
+if TYPE_CHECKING:  # annotations only: pandas is imported where it is used (issue 15: planning imports these modules)
+    import pandas as pd
 
 __all__ = ["ModelSpecError", "TRAINED_ALGORITHMS", "predict_shard", "predict_shards"]
 
@@ -56,6 +58,7 @@ def predict_shard(entry: Mapping[str, Any], store_path: str | os.PathLike, metad
     ModelSpecError
         Naming the model if it does not return one finite P in [0, 1] per movie.
     """
+    import pandas as pd
     spec = resolve_model(entry, track="intphys")
     name = spec.name
     configured = dict(entry.get("params") or {})

@@ -10,13 +10,16 @@ going).
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from psybench.intphys.models.observation import Observation, map_movies
 from psybench.intphys.models.tracking_links import link_tracks
 from psybench.registry import register
+
+if TYPE_CHECKING:  # annotations only: pandas is imported where it is used (issue 15: planning imports these modules)
+    import pandas as pd
 
 __all__ = ["tracking_permanence"]
 
@@ -147,6 +150,7 @@ def tracking_permanence(
         When the observation has no masks, or naming the movie whose mask names
         include no ``object_*`` name (a constant would be a silent non-answer).
     """
+    import pandas as pd
     params = dict(min_area=min_area, margin=margin, shape_tol=shape_tol, jump=jump, depth_jump_mm=depth_jump_mm)
     movies = list(observation.movies)
     if observation.masks is None:
