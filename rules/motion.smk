@@ -266,28 +266,15 @@ if MOTION_GENERALISATION:
         script:
             "../scripts/motion_responses.py"
 
-    rule motion_generalisation_readouts:
-        input:
-            unpack(get_motion_generalisation_responses),
-        output:
-            **MOTION_GENERALISATION_READOUT_DIRS,
-        log:
-            "logs/generalisation/readouts/{model}.log",
-        benchmark:
-            "logs/benchmarks/motion_generalisation_readouts/{model}.tsv"
-        conda:
-            "../envs/psybench.yaml"
-        params:
-            lambda_ms=config["motion"]["readout"]["lambda_ms"],
-            code_hash=MOTION_CODE["readouts"],
-        script:
-            "../scripts/motion_generalisation_readouts.py"
-
+    # Readouts and scores of one model on every run in one job (issue 15: one start-up per
+    # model); each run keeps its readout folder and its tables. Scoring code edits rerun
+    # the readouts too (about 2 s a model).
     rule motion_generalisation_scores:
         input:
-            unpack(get_motion_generalisation_readouts),
+            unpack(get_motion_generalisation_responses),
             literature=config["literature"],
         output:
+            **MOTION_GENERALISATION_READOUT_DIRS,
             **MOTION_GENERALISATION_SCORE_TABLES,
         log:
             "logs/generalisation/scores/{model}.log",
@@ -296,7 +283,9 @@ if MOTION_GENERALISATION:
         conda:
             "../envs/psybench.yaml"
         params:
+            lambda_ms=config["motion"]["readout"]["lambda_ms"],
             criteria=config["motion"]["criteria"],
+            readouts_code_hash=MOTION_CODE["readouts"],
             code_hash=MOTION_CODE["scores"],
         script:
             "../scripts/motion_generalisation_scores.py"
