@@ -88,6 +88,8 @@ rule report_leaderboard:
         "logs/benchmarks/report_leaderboard/job.tsv"
     conda:
         "../envs/psybench.yaml"
+    # the run's last job, alone on the machine: its figures are drawn in two processes
+    threads: 2
     params:
         results_root=get_results_root,
         synthetic=SYNTHETIC_TRACKS,

@@ -146,51 +146,38 @@ rule motion_figures_stimuli:
         "../scripts/motion_figures_stimuli.py"
 
 
-rule motion_figures_flow:
+# A model's flow-field and direction-error figures in one job (issue 15: one start-up per
+# model); a change to its scores redraws its flow figure too, which takes about a second.
+rule motion_figures_model:
     input:
         responses=get_motion_flow_figure_responses,
-    output:
-        report(
-            "results/figures/motion/{model}_flow.png",
-            caption="../report/motion_flow.rst",
-            category="Motion",
-            subcategory="Flow fields",
-        ),
-    log:
-        "logs/figures/motion/{model}_flow.log",
-    benchmark:
-        "logs/benchmarks/motion_figures_flow/{model}.tsv"
-    conda:
-        "../envs/psybench.yaml"
-    params:
-        code_hash=MOTION_CODE["figures"],
-    script:
-        "../scripts/motion_figures_flow.py"
-
-
-rule motion_figures_direction_error:
-    input:
         readouts=get_motion_model_readouts,
         fits="results/fits/motion/{model}.csv",
         scores="results/scores/motion/{model}.csv",
         literature=config["literature"],
     output:
-        report(
+        flow=report(
+            "results/figures/motion/{model}_flow.png",
+            caption="../report/motion_flow.rst",
+            category="Motion",
+            subcategory="Flow fields",
+        ),
+        direction_error=report(
             "results/figures/motion/{model}_direction_error.png",
             caption="../report/motion_direction_error.rst",
             category="Motion",
             subcategory="Direction error",
         ),
     log:
-        "logs/figures/motion/{model}_direction_error.log",
+        "logs/figures/motion/{model}.log",
     benchmark:
-        "logs/benchmarks/motion_figures_direction_error/{model}.tsv"
+        "logs/benchmarks/motion_figures_model/{model}.tsv"
     conda:
         "../envs/psybench.yaml"
     params:
         code_hash=MOTION_CODE["figures"],
     script:
-        "../scripts/motion_figures_direction_error.py"
+        "../scripts/motion_figures_model.py"
 
 
 rule motion_figures_barberpole:
@@ -279,28 +266,15 @@ if MOTION_GENERALISATION:
         script:
             "../scripts/motion_responses.py"
 
-    rule motion_generalisation_readouts:
-        input:
-            unpack(get_motion_generalisation_responses),
-        output:
-            **MOTION_GENERALISATION_READOUT_DIRS,
-        log:
-            "logs/generalisation/readouts/{model}.log",
-        benchmark:
-            "logs/benchmarks/motion_generalisation_readouts/{model}.tsv"
-        conda:
-            "../envs/psybench.yaml"
-        params:
-            lambda_ms=config["motion"]["readout"]["lambda_ms"],
-            code_hash=MOTION_CODE["readouts"],
-        script:
-            "../scripts/motion_generalisation_readouts.py"
-
+    # Readouts and scores of one model on every run in one job (issue 15: one start-up per
+    # model); each run keeps its readout folder and its tables. Scoring code edits rerun
+    # the readouts too (about 2 s a model).
     rule motion_generalisation_scores:
         input:
-            unpack(get_motion_generalisation_readouts),
+            unpack(get_motion_generalisation_responses),
             literature=config["literature"],
         output:
+            **MOTION_GENERALISATION_READOUT_DIRS,
             **MOTION_GENERALISATION_SCORE_TABLES,
         log:
             "logs/generalisation/scores/{model}.log",
@@ -309,7 +283,9 @@ if MOTION_GENERALISATION:
         conda:
             "../envs/psybench.yaml"
         params:
+            lambda_ms=config["motion"]["readout"]["lambda_ms"],
             criteria=config["motion"]["criteria"],
+            readouts_code_hash=MOTION_CODE["readouts"],
             code_hash=MOTION_CODE["scores"],
         script:
             "../scripts/motion_generalisation_scores.py"

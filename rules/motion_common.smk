@@ -198,13 +198,6 @@ def get_motion_generalisation_responses(wildcards):
     }
 
 
-def get_motion_generalisation_readouts(wildcards):
-    """{variant: one model's readout folder of that run} (unpacked into named inputs)."""
-    return {
-        variant: f"results/generalisation/{variant}/readouts/{wildcards.model}" for variant in MOTION_GENERALISATION
-    }
-
-
 def get_motion_generalisation_scores(wildcards):
     """Every variant's per-model score tables, {variant: [paths]} (a mapping for the table's params too)."""
     return {

@@ -27,5 +27,6 @@ boards = render_site(
     # the motion track reads its own tables; the report only lays them out
     motion_held_out=held_out_section(inp.get("motion_table1"), inp.get("motion_generalisation"),
                                      **dict(params.motion)) if inp.get("motion_table1") else None,
+    workers=snakemake.threads,  # noqa: F821  (figures drawn in parallel, the same PNGs)
 )
 print(f"rendered {len(boards)} leaderboard pages", file=sys.stderr)

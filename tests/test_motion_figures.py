@@ -40,6 +40,22 @@ def _diamonds():
     return out
 
 
+def _readout_stores(tmp_path, readouts):
+    """The readouts' stores under ``tmp_path`` (as the readout stage writes them) and their s.csv, f.csv."""
+    display = Display(frames_per_s=100.0)
+    paths = []
+    for name, r in readouts.items():
+        arrays = {k: ArraySpec(np.asarray(r[k], dtype=np.float64), ("t",))
+                  for k in ("direction_error_deg", "speed_deg_s")}
+        paths.append(write_store(tmp_path / f"{name}.zarr", arrays, {
+            "display": display.to_attrs(), "stimulus": r["stimulus"], "model": {"name": "m"}}))
+    scores, fits = score_model("m", readouts)
+    scores["details"] = scores["details"].map(str)
+    scores.to_csv(tmp_path / "s.csv", index=False)
+    fits.to_csv(tmp_path / "f.csv", index=False)
+    return paths
+
+
 def test_human_reference_band_is_the_literature_exponential():
     lit = {"parameters": {"diamonds": {"half_differential": {
         "A": {"value": 30.0, "sigma": 5.0, "citation": "a", "kind": "value"},
@@ -59,17 +75,7 @@ def test_human_reference_band_is_the_literature_exponential():
 @pytest.mark.parametrize("complete", [True, False])
 def test_direction_error_figure_draws_directions_and_the_human_reference(tmp_path, monkeypatch, complete):
     readouts = _diamonds()
-    display = Display(frames_per_s=100.0)
-    paths = []
-    for name, r in readouts.items():
-        arrays = {k: ArraySpec(np.asarray(r[k], dtype=np.float64), ("t",))
-                  for k in ("direction_error_deg", "speed_deg_s")}
-        paths.append(write_store(tmp_path / f"{name}.zarr", arrays, {
-            "display": display.to_attrs(), "stimulus": r["stimulus"], "model": {"name": "m"}}))
-    scores, fits = score_model("m", readouts)
-    scores["details"] = scores["details"].map(str)
-    scores.to_csv(tmp_path / "s.csv", index=False)
-    fits.to_csv(tmp_path / "f.csv", index=False)
+    paths = _readout_stores(tmp_path, readouts)
     lit = tmp_path / "lit.yaml"
     lit.write_text(LITERATURE if complete else Path("config/literature.yaml").read_text())
     seen = {}
@@ -107,3 +113,22 @@ def test_stimuli_montage_is_a_grid_not_a_strip(tmp_path):
 
     h, w = mpimg.imread(out).shape[:2]
     assert 0.5 < w / h < 2.0, (w, h)
+
+
+def test_a_models_figures_drawn_in_one_job_are_the_ones_drawn_alone(tmp_path):
+    """model_figures (one job per model) writes the very bytes of flow_figure and direction_error_figure."""
+    readouts = dict(list(_diamonds().items())[:2])  # one CW/CCW pair
+    readout_paths = _readout_stores(tmp_path, readouts)
+    rng = np.random.default_rng(2)
+    response_paths = [
+        write_store(tmp_path / "responses" / f"{name}.zarr",
+                    {"flow": ArraySpec(rng.normal(size=(3, 24, 24, 2)).astype(np.float32), ("t", "y", "x", "c"))},
+                    {"display": Display(frames_per_s=100.0).to_attrs(), "stimulus": r["stimulus"],
+                     "model": {"name": "m"}})
+        for name, r in readouts.items()]
+    tables = (tmp_path / "f.csv", tmp_path / "s.csv")
+    figures.flow_figure(response_paths, tmp_path / "flow_alone.png")
+    figures.direction_error_figure(readout_paths, *tables, tmp_path / "error_alone.png")
+    figures.model_figures(response_paths, readout_paths, *tables, tmp_path / "flow.png", tmp_path / "error.png")
+    for name in ("flow", "error"):
+        assert (tmp_path / f"{name}.png").read_bytes() == (tmp_path / f"{name}_alone.png").read_bytes()

@@ -271,9 +271,25 @@ def test_fits_take_scipys_own_finite_difference_steps():
     original = exp_module._forward_jacobian
     try:
         exp_module._forward_jacobian = lambda rows, lower, upper: "2-point"
+        exp_module._FITS.clear()  # fitted again, not remembered
         scipys = [(fit_exponential(t, y), fit_double_exponential(t, y)) for y in curves]
     finally:
         exp_module._forward_jacobian = original
     same = [x == y or (x != x and y != y) for ours, theirs in zip(batched, scipys) for a, b in zip(ours, theirs)
             for x, y in zip(a.to_dict().values(), b.to_dict().values())]  # x != x: both NaN
     assert all(same) and len(same) == 4 * (15 + 20)
+
+
+def test_a_curve_fitted_again_is_remembered_by_its_bits():
+    """A fit is made once per curve, its samples' bits the key: a one-ulp change is a new fit."""
+    import sys
+
+    exp_module = sys.modules["psybench.motion.fits.exponential"]
+    t = np.arange(40) * 10.0
+    y = 30 * np.exp(-t / 80) + 2 + np.random.default_rng(3).normal(0, 1.0, t.size)
+    first = fit_double_exponential(t, y)
+    assert fit_double_exponential(t.tolist(), list(y)) is first
+    assert fit_exponential(t, y) is not fit_exponential(t, np.nextafter(y, np.inf))
+    fresh = exp_module._fit_double_exponential(*exp_module._clean(t, y), "ar1").to_dict()  # made afresh
+    assert all(v == fresh[k] or (v != v and fresh[k] != fresh[k]) for k, v in first.to_dict().items())
+    assert fit_double_exponential(t, y, errors="iid") is not first

@@ -231,3 +231,35 @@ def test_barberpole_fraction_threshold_is_a_real_knob():
     assert score_model("m", data)[0].iloc[0]["passed"]
     strict = {"barberpole": {"min_fraction_toward_long_axis": 0.5}}
     assert not score_model("m", data, criteria=strict)[0].iloc[0]["passed"]
+
+
+def test_generalisation_readouts_and_scores_in_one_job_equal_the_two_stages(tmp_path):
+    """run_readouts_and_scores (one job per model) writes the stores and tables the two stages write apart."""
+    from psybench.motion.generalisation_runs import run_readouts, run_readouts_and_scores, run_scores
+
+    display = Display()
+    responses = {}
+    for run, gain in (("contrast_a", 1.0), ("contrast_b", 0.25)):
+        for name, readout in diamonds("human").items():
+            truth = readout["stimulus"]["truth"]["direction_deg"]
+            err = np.radians(np.nan_to_num(readout["direction_error_deg"]) + truth)
+            flow = np.zeros((T.size, 4, 5, 2))
+            flow[1:, ..., 0], flow[1:, ..., 1] = gain * np.cos(err[1:, None, None]), -gain * np.sin(err[1:, None, None])
+            arrays = {"flow": ArraySpec(flow.astype(np.float32), ("t", "y", "x", "component"))}
+            attrs = {"display": display.to_attrs(), "stimulus": readout["stimulus"], "model": {"name": "m"}}
+            store = tmp_path / run / "responses" / f"{name}.zarr"
+            responses.setdefault(run, []).append(write_store(store, arrays, attrs))
+    kw = {"criteria": None, "literature_path": "config/literature.yaml"}
+    outs = {}
+    for way in ("apart", "together"):
+        dirs = {run: tmp_path / way / run / "readouts" for run in responses}
+        tables = [{run: tmp_path / way / run / f"{kind}.csv" for run in responses} for kind in ("scores", "fits")]
+        if way == "apart":
+            run_readouts(responses, dirs, lambda_ms=50.0, code_hash="c")
+            run_scores(dirs, *tables, **kw)
+        else:
+            run_readouts_and_scores(responses, dirs, *tables, lambda_ms=50.0, code_hash="c", **kw)
+        outs[way] = {f.relative_to(tmp_path / way): f.read_bytes() for f in (tmp_path / way).rglob("*")
+                     if f.is_file() and "stat" not in f.name}
+    assert len(outs["apart"]) > 2 * 8 * 5 and outs["apart"] == outs["together"]
+    assert read_table(tmp_path / "together" / "contrast_b" / "scores.csv")["experiment"].tolist() == ["diamonds"]

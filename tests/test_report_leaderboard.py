@@ -35,13 +35,13 @@ LEADERBOARDS = [
 ]
 
 
-def build_report(long_df, out_dir, *, leaderboards=None, results_root=None, samples=None, n_boot=1000):
+def build_report(long_df, out_dir, *, leaderboards=None, results_root=None, samples=None, n_boot=1000, workers=1):
     """The workflow's two steps: aggregate_leaderboards (compute, write tables + page data), then the report."""
     results_root = Path(results_root) if results_root is not None else Path(out_dir).parent
     boards = compute_leaderboards(long_df, leaderboards=leaderboards, samples=samples, n_boot=n_boot)
     table_dir = results_root / "aggregate"
     write_leaderboards(boards, table_dir, table_dir / "leaderboards.json")
-    render_site(table_dir / "leaderboards.json", out_dir, results_root=results_root)
+    render_site(table_dir / "leaderboards.json", out_dir, results_root=results_root, workers=workers)
     return {b.name: b.table for b in boards}
 
 
@@ -181,11 +181,12 @@ def test_every_number_links_to_an_existing_file(report):
 
 
 def test_deterministic_rebuild(report, tmp_path):
+    """The same files in, the same site out, its figures drawn in one process or (here) in two."""
     results, long_df, _ = report
     other = tmp_path / "results"
     shutil.copytree(results, other)
     build_report(long_df, other / "report", leaderboards=LEADERBOARDS, results_root=other,
-                 samples=synthetic_samples(), n_boot=300)
+                 samples=synthetic_samples(), n_boot=300, workers=2)
     a = sorted(p.relative_to(results) for p in results.rglob("*") if p.is_file())
     b = sorted(p.relative_to(other) for p in other.rglob("*") if p.is_file())
     assert a == b

@@ -21,7 +21,7 @@ from psybench.io.integrity import open_group, verify_store  # noqa: E402
 from psybench.io.tables import read_csv_checked  # noqa: E402
 from psybench.motion import EXPERIMENTS  # noqa: E402
 
-__all__ = ["stimuli_montage", "flow_figure", "direction_error_figure", "save_png"]
+__all__ = ["stimuli_montage", "flow_figure", "direction_error_figure", "model_figures", "save_png"]
 
 
 def save_png(fig, path: str | os.PathLike) -> Path:
@@ -276,6 +276,26 @@ def direction_error_figure(
     fig.suptitle(f"{model}: direction error of the pursuit readout", fontsize=9)
     fig.tight_layout()
     return save_png(fig, out)
+
+
+def model_figures(
+    response_paths: Sequence[str | os.PathLike],
+    readout_paths: Sequence[str | os.PathLike],
+    fits_csv: str | os.PathLike,
+    scores_csv: str | os.PathLike,
+    flow_out: str | os.PathLike,
+    direction_error_out: str | os.PathLike,
+    *,
+    literature_path: str | os.PathLike | None = None,
+) -> tuple[Path, Path]:
+    """One model's two figures: :func:`flow_figure` and :func:`direction_error_figure`.
+
+    One job draws both (issue 15): the interpreter, Matplotlib and the stores' readers
+    start once per model instead of twice; each PNG is the one its function draws alone.
+    """
+    flow = flow_figure(response_paths, flow_out)
+    return flow, direction_error_figure(readout_paths, fits_csv, scores_csv, direction_error_out,
+                                        literature_path=literature_path)
 
 
 def barberpole_figure(score_csvs: Sequence[str | os.PathLike], out: str | os.PathLike) -> Path:

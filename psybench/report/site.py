@@ -93,8 +93,14 @@ def _check_folder(out_dir: Path) -> None:
 # ---------------------------------------------------------------------------- figures of one leaderboard
 
 
-def _draw(board: Leaderboard, site: Path, drawn: dict) -> tuple[dict[str, str], dict[str, str]]:
-    """Draw one leaderboard's figures under ``site``; return the figure and profile paths (relative)."""
+def _draw(board: Leaderboard, site: Path, drawn: dict, tasks: list,
+          copies: list) -> tuple[dict[str, str], dict[str, str]]:
+    """Plan one leaderboard's figures under ``site``; return the figure and profile paths (relative).
+
+    Each figure to draw is appended to ``tasks`` as ``(function, args)``, each profile to
+    copy from another leaderboard's to ``copies`` as ``(source, destination)``
+    (:func:`_draw_all` then draws them).
+    """
     fig_dir = Path("figures") / board.name
     matrix = board.table.set_index("entry")[board.criteria]
     labels = list(matrix.index)
@@ -102,13 +108,13 @@ def _draw(board: Leaderboard, site: Path, drawn: dict) -> tuple[dict[str, str], 
     figs: dict[str, str] = {}
     if board.projections:
         figs["projections"] = (fig_dir / "projections.png").as_posix()
-        projections_figure(matrix, dict(zip(board.criteria, board.directions)), front, labels, board.projections,
-                           site / figs["projections"])
+        tasks.append((projections_figure, (matrix, dict(zip(board.criteria, board.directions)), front, labels,
+                                           board.projections, site / figs["projections"])))
     figs["parallel"] = (fig_dir / "parallel.png").as_posix()
-    parallel_figure(matrix, board.directions, front, labels, site / figs["parallel"])
+    tasks.append((parallel_figure, (matrix, board.directions, front, labels, site / figs["parallel"])))
     if board.ties:
         figs["ties"] = (fig_dir / "ties.png").as_posix()
-        ties_figure(board.ties, site / figs["ties"])
+        tasks.append((ties_figure, (board.ties, site / figs["ties"])))
     slugs = _unique_slugs(labels)
     profile_of = {}
     for e in labels:
@@ -117,12 +123,34 @@ def _draw(board: Leaderboard, site: Path, drawn: dict) -> tuple[dict[str, str], 
         # the same entry with the same scores in another leaderboard: copy, don't redraw
         key = (e, pd.util.hash_pandas_object(rows[_PROFILE_COLUMNS], index=False).to_numpy().tobytes())
         if key in drawn:
-            (site / profile_of[e]).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(site / drawn[key], site / profile_of[e])
+            copies.append((site / drawn[key], site / profile_of[e]))
         else:
-            profile_figure(rows, e, site / profile_of[e])
+            tasks.append((profile_figure, (rows, e, site / profile_of[e])))
             drawn[key] = profile_of[e]
     return figs, profile_of
+
+
+def _draw_all(tasks: Sequence[tuple], copies: Sequence[tuple[Path, Path]], workers: int) -> None:
+    """Draw every planned figure, in ``workers`` processes, then make the copies.
+
+    Each figure is drawn by its own function from its own arguments, in whichever
+    process, so its PNG has the same bytes (issue 15: the report is the run's last job,
+    alone on the machine, and drawing is nearly all of it). Forked workers inherit the
+    imported Matplotlib: no start-up.
+    """
+    if workers > 1 and len(tasks) > 1:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(min(workers, len(tasks)), mp_context=multiprocessing.get_context("fork")) as pool:
+            for done in [pool.submit(function, *args) for function, args in tasks]:
+                done.result()
+    else:
+        for function, args in tasks:
+            function(*args)
+    for source, destination in copies:
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, destination)
 
 
 # ---------------------------------------------------------------------------- pages
@@ -247,6 +275,7 @@ def render_site(
     attention_table: str | os.PathLike | None = None,
     workflow_report: str = "",
     motion_held_out: dict[str, Any] | None = None,
+    workers: int = 1,
 ) -> list[Leaderboard]:
     """Render the HTML leaderboard report from computed leaderboards.
 
@@ -280,6 +309,8 @@ def render_site(
         motion track computes it (``psybench.motion.held_out.held_out_section``): the
         motion track page then lists every failing held-out cell of the bio-inspired
         models, linked to their figures under ``<results_root>/figures/motion/``.
+    workers : int
+        Processes drawing the figures (the same PNGs for any number).
 
     Returns
     -------
@@ -303,10 +334,12 @@ def render_site(
         raise ValueError(f"{pages}: no leaderboards to render")
     summaries = []
     drawn: dict[tuple[str, bytes], str] = {}
+    tasks: list[tuple] = []
+    copies: list[tuple[Path, Path]] = []
     with atomic_output(out_dir, directory=True) as site:
         (site / _MARKER).write_text("psybench leaderboard report\n")
         for board in boards:
-            figs, profile_of = _draw(board, site, drawn)
+            figs, profile_of = _draw(board, site, drawn, tasks, copies)
             table_href = Path(os.path.relpath(pages.parent / board.table_name, out_dir)).as_posix()
             page = _page(board, figs, profile_of, table_href, out_dir, results_root, human)
             (site / f"{board.name}.html").write_text(page, encoding="utf-8")
@@ -317,6 +350,7 @@ def render_site(
                 "n_criteria": len(board.criteria), "pareto": _pareto(board), "table_href": _href(table_href),
                 "thumb": _href(figs.get("projections") or figs["parallel"]),
             })
+        _draw_all(tasks, copies, workers)
         people = list({p["track"]: p for b in boards for p in _people(b, human)}.values())
         index = _TEMPLATES.get_template("index.html").render(title=title, boards=summaries, first=summaries[0],
                                                              people=people, workflow_report=workflow_report)

@@ -243,6 +243,23 @@ def _nan_single(n: int, errors: str) -> FitResult:
     return FitResult(nan, nan, nan, nan, nan, nan, nan, nan, n, False, se_method=errors)
 
 
+#: Fits made in this process, by curve: the criteria and the lambda sensitivity fit some curves
+#: more than once (216 fits of 128 curves for a model of the default run; issue 15). A fit is a
+#: deterministic function of its samples' bits: a remembered result is what a new fit gives.
+_FITS: dict[tuple, Any] = {}
+_FITS_MAX = 4096
+
+
+def _remembered(kind: str, t: np.ndarray, y: np.ndarray, errors: str, fit) -> Any:
+    """``fit(t, y, errors)`` once per (``kind``, ``errors``, the bits of ``t`` and ``y``) in this process."""
+    key = (kind, errors, t.size, t.tobytes(), y.tobytes())
+    if key not in _FITS:
+        if len(_FITS) >= _FITS_MAX:
+            _FITS.clear()
+        _FITS[key] = fit(t, y, errors)
+    return _FITS[key]
+
+
 # --------------------------------------------------------------- single exponential
 def fit_exponential(t, y, *, errors: str = "ar1") -> FitResult:
     """Least-squares fit of ``y(t) = A exp(-t / tau) + B`` (RR-7317 eq. 4).
@@ -266,6 +283,11 @@ def fit_exponential(t, y, *, errors: str = "ar1") -> FitResult:
         ``converged=False`` when fewer than 4 finite samples remain.
     """
     t, y = _clean(t, y)
+    return _remembered("single", t, y, errors, _fit_exponential)
+
+
+def _fit_exponential(t: np.ndarray, y: np.ndarray, errors: str) -> FitResult:
+    """:func:`fit_exponential` of cleaned samples (finite, float64)."""
     n = t.size
     if n < 4 or np.unique(t).size < 4:
         return _nan_single(n, errors)
@@ -321,6 +343,11 @@ def fit_double_exponential(t, y, *, errors: str = "ar1") -> DoubleFitResult:
     DoubleFitResult
     """
     t, y = _clean(t, y)
+    return _remembered("double", t, y, errors, _fit_double_exponential)
+
+
+def _fit_double_exponential(t: np.ndarray, y: np.ndarray, errors: str) -> DoubleFitResult:
+    """:func:`fit_double_exponential` of cleaned samples (finite, float64)."""
     n = t.size
     nan = float("nan")
     if n < 6 or np.unique(t).size < 6:
