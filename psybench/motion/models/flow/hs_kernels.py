@@ -14,30 +14,21 @@ from 0; in float32 by fused multiply-adds in its 8-lane vector loop (the first
 ``8 * (W // 8)`` columns of each row) and by separate multiplies and adds in its scalar
 tail, in float64 by separate multiplies and adds everywhere.
 
-Compiled once and cached (``cache=True``: beside this file, or in Numba's user-wide
-cache directory, ``NUMBA_CACHE_DIR``, if the package's directory is read-only); the
-module is imported only when a Horn-Schunck level is built (not at planning).
+Compiled once and cached (:mod:`psybench.motion.models.flow.exact_jit`); the module is
+imported only when a Horn-Schunck level is built (not at planning).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import literally, njit
-from numba.extending import intrinsic
+from numba import literally
+
+from psybench.motion.models.flow.exact_jit import fma as _fma
+from psybench.motion.models.flow.exact_jit import jit as _jit
+from psybench.motion.models.flow.exact_jit import jit_inline as _inline
 
 # the lanes of OpenCV's float32 filter loop that fuse their multiply-adds; float64: none
 F32_FMA_LANES, F64_FMA_LANES = 8, 0
-
-_jit = njit(cache=True, nogil=True, error_model="numpy")
-_inline = njit(cache=True, nogil=True, error_model="numpy", inline="always")
-
-
-@intrinsic
-def _fma(typingctx, a, b, c):
-    """``a * b + c`` rounded once (LLVM's ``llvm.fma``), as OpenCV's vector ``v_muladd``."""
-    def codegen(context, builder, signature, args):
-        return builder.fma(*args)
-    return a(a, b, c), codegen
 
 
 @_inline
