@@ -1,7 +1,8 @@
 """Lucas-Kanade's compiled loops (psybench.motion.models.flow.lk_kernels) against the array code they replace.
 
-Oracles: ``scipy.ndimage.map_coordinates`` (the warp), ``np.gradient`` and NumPy products (the
-products), :func:`lucaskanade._lk_solve` (the per-pixel solve): every value the same bits.
+Oracles: ``scipy.ndimage.map_coordinates`` (the warp), ``cv2.sepFilter2D`` (the window), ``np.gradient``
+and NumPy products (the products), :func:`lucaskanade._lk_solve` (the per-pixel solve): every value the
+same bits.
 """
 
 import numpy as np
@@ -10,7 +11,7 @@ from scipy import ndimage as ndi
 
 from psybench.motion.models.flow import lk_kernels
 from psybench.motion.models.flow.common import _SPLINE_PAD, _spline_coefficients
-from psybench.motion.models.flow.lucaskanade import _lk_solve
+from psybench.motion.models.flow.lucaskanade import _gaussian_kernel, _gaussian_window, _lk_solve
 
 
 @pytest.mark.parametrize("shape", [(40, 56), (7, 3), (2, 2)])
@@ -64,3 +65,16 @@ def test_solve_add_is_lk_solve_bits():
     expected[..., 1] += dv
     lk_kernels.solve_add(sums, 1e-6, 0.01, flow)
     np.testing.assert_array_equal(flow.view(np.int64), expected.view(np.int64))
+
+
+@pytest.mark.parametrize("sigma", [1.0, 2.0, 3.5])
+def test_window_is_opencvs_sep_filter_bits(sigma):
+    """Widths around OpenCV's 4-lane row loop (fused multiply-adds there, not in its tail), 1-wide maps too."""
+    rng = np.random.default_rng(6)
+    kernel = _gaussian_kernel(sigma)
+    for shape in [(30, 12), (33, 75), (7, 22), (1, 9), (9, 1)]:
+        stack = rng.standard_normal((2,) + shape) * rng.choice([1e-3, 1.0, 1e3], (2,) + shape)
+        out = np.empty_like(stack)
+        lk_kernels.window(stack, kernel, out)
+        expected = _gaussian_window(stack, sigma=sigma)
+        np.testing.assert_array_equal(out.view(np.int64), expected.view(np.int64))

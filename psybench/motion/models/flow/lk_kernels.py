@@ -1,13 +1,14 @@
 """Compiled (Numba) loops of Lucas-Kanade's warp step (:mod:`psybench.motion.models.flow.lucaskanade`).
 
-The element-wise work of one Gauss-Newton step of Lucas & Kanade (1981) fused into two
-passes over the image: the temporal difference, the gradients (``np.gradient``'s central
-differences, one-sided at the borders), their average over both frames and the five
-products the window sums (:func:`products`); and the per-pixel 2 x 2 solve with the
-eigenvalue test of Barron, Fleet & Beauchemin (1994) added to the flow (:func:`solve_add`).
-Each value goes through the same IEEE operations, in the same order, as in the array code
-they replace (:func:`lucaskanade._lk_solve`, kept as the documented formula and the tests'
-oracle), so the flows are the same bits. Compiled once and cached
+Each Gauss-Newton step of Lucas & Kanade (1981) in four passes over the image: the cubic
+B-spline warp of the second frame (:func:`warp`, SciPy's ``map_coordinates``); the temporal
+difference, the gradients (``np.gradient``'s central differences, one-sided at the borders),
+their average over both frames and the five products the window sums (:func:`products`); the
+Gaussian window (:func:`window`, OpenCV's ``sepFilter2D``); and the per-pixel 2 x 2 solve with
+the eigenvalue test of Barron, Fleet & Beauchemin (1994) added to the flow (:func:`solve_add`,
+:func:`lucaskanade._lk_solve`'s formulas, kept as the readable reference and the tests' oracle).
+Each value goes through the same IEEE operations, in the same order, as in the library code
+each replaces, so the flows are the same bits. Compiled once and cached
 (:mod:`psybench.motion.models.flow.exact_jit`).
 """
 
@@ -17,7 +18,10 @@ import math
 
 import numpy as np
 
-from psybench.motion.models.flow.exact_jit import jit, jit_inline
+from psybench.motion.models.flow.exact_jit import fma, jit, jit_inline
+
+# the columns' vector width of OpenCV's float64 row filter, whose multiply-adds it fuses
+F64_ROW_FMA_LANES = 4
 
 
 @jit_inline
@@ -60,43 +64,44 @@ def warp(coefficients, flow, pad, out):
 
 
 @jit_inline
-def _gradient(f, i, j, h, w):
-    """``np.gradient(f)`` (H, W) at (i, j): (d/drow, d/dcol), central differences / 2, one-sided at the edges."""
-    if i == 0:
-        gy = (f[1, j] - f[0, j]) / 1.0
-    elif i == h - 1:
-        gy = (f[h - 1, j] - f[h - 2, j]) / 1.0
-    else:
-        gy = (f[i + 1, j] - f[i - 1, j]) / 2.0
-    if j == 0:
-        gx = (f[i, 1] - f[i, 0]) / 1.0
-    elif j == w - 1:
-        gx = (f[i, w - 1] - f[i, w - 2]) / 1.0
-    else:
-        gx = (f[i, j + 1] - f[i, j - 1]) / 2.0
-    return gy, gx
+def _products_at(i1w_up, i1w_mid, i1w_down, row_step, i0, gx0, gy0, out, i, jm, j, jp, col_step):
+    """The five products at (i, j); returns ``it``. ``np.gradient(i1w)`` from the rows above and below
+    (``row_step``: 2 inside, 1 at an edge, one-sided there) and the columns ``jm``, ``jp`` (``col_step`` likewise).
+    """
+    it = i1w_mid[j] - i0[i, j]
+    gy1 = (i1w_down[j] - i1w_up[j]) / row_step
+    gx1 = (i1w_mid[jp] - i1w_mid[jm]) / col_step
+    gx = 0.5 * (gx0[i, j] + gx1)
+    gy = 0.5 * (gy0[i, j] + gy1)
+    out[0, i, j] = gx * gx
+    out[1, i, j] = gx * gy
+    out[2, i, j] = gy * gy
+    out[3, i, j] = gx * it
+    out[4, i, j] = gy * it
+    return it
 
 
 @jit
 def products(i1w, i0, gx0, gy0, out):
     """``out`` (5, H, W) = gx^2, gx gy, gy^2, gx it, gy it; returns whether ``it = i1w - i0`` has a non-zero.
 
-    ``gx = 0.5 (gx0 + gx1)``, ``gy = 0.5 (gy0 + gy1)`` with ``gy1, gx1 = np.gradient(i1w)``.
+    ``gx = 0.5 (gx0 + gx1)``, ``gy = 0.5 (gy0 + gy1)`` with ``gy1, gx1 = np.gradient(i1w)``: central
+    differences ``(f[k + 1] - f[k - 1]) / 2`` inside, ``(f[1] - f[0]) / 1`` and ``(f[-1] - f[-2]) / 1`` at the
+    edges (H, W >= 2).
     """
     h, w = i0.shape
     moved = False
     for i in range(h):
-        for j in range(w):
-            it = i1w[i, j] - i0[i, j]
+        up, down = (0, 1) if i == 0 else ((h - 2, h - 1) if i == h - 1 else (i - 1, i + 1))
+        row_step = 2.0 if 0 < i < h - 1 else 1.0
+        i1w_up, i1w_mid, i1w_down = i1w[up], i1w[i], i1w[down]
+        it = _products_at(i1w_up, i1w_mid, i1w_down, row_step, i0, gx0, gy0, out, i, 0, 0, 1, 1.0)
+        moved = moved or it != 0.0
+        it = _products_at(i1w_up, i1w_mid, i1w_down, row_step, i0, gx0, gy0, out, i, w - 2, w - 1, w - 1, 1.0)
+        moved = moved or it != 0.0
+        for j in range(1, w - 1):
+            it = _products_at(i1w_up, i1w_mid, i1w_down, row_step, i0, gx0, gy0, out, i, j - 1, j, j + 1, 2.0)
             moved = moved or it != 0.0
-            gy1, gx1 = _gradient(i1w, i, j, h, w)
-            gx = 0.5 * (gx0[i, j] + gx1)
-            gy = 0.5 * (gy0[i, j] + gy1)
-            out[0, i, j] = gx * gx
-            out[1, i, j] = gx * gy
-            out[2, i, j] = gy * gy
-            out[3, i, j] = gx * it
-            out[4, i, j] = gy * it
     return moved
 
 
@@ -123,3 +128,42 @@ def solve_add(sums, min_eigenvalue, min_eigen_ratio, flow):
             m12 = (inv_proj - inv_det) * a12
             flow[i, j, 0] = flow[i, j, 0] + -(m11 * b1 + m12 * b2)
             flow[i, j, 1] = flow[i, j, 1] + -(m12 * b1 + m22 * b2)
+
+
+@jit
+def window(stack, kernel, out):
+    """``cv2.sepFilter2D(m, -1, kernel, kernel, borderType=cv2.BORDER_REPLICATE)`` of each float64 map of ``stack``.
+
+    ``stack`` and ``out`` (K, H, W), ``kernel`` (2 r + 1,) symmetric. The same sums as OpenCV 5 on a CPU
+    with AVX2 (found by comparing candidate orders with it): along each row ``s = k[0] x[j - r]``, then
+    ``s = k[t] x[j - r + t] + s`` for t = 1 .. 2 r, fused (one rounding) in the first
+    ``4 * (W // 4)`` columns (its vector loop), separate in the rest; then along each column the
+    symmetric form ``s = k[r] y[i] + 0``, ``s = s + k[r + t] (y[i + t] + y[i - t])`` for t = 1 .. r;
+    borders replicated.
+    """
+    n_maps, h, w = stack.shape
+    r = kernel.shape[0] // 2
+    vec = (w // F64_ROW_FMA_LANES) * F64_ROW_FMA_LANES
+    padded = np.empty(w + 2 * r)
+    rows = np.empty((h, w))
+    for m in range(n_maps):
+        for i in range(h):
+            src, acc = stack[m, i], rows[i]
+            for j in range(w + 2 * r):
+                padded[j] = src[min(max(j - r, 0), w - 1)]
+            for j in range(w):
+                acc[j] = kernel[0] * padded[j]
+            for t in range(1, 2 * r + 1):
+                kt, shifted = kernel[t], padded[t:]
+                for j in range(vec):
+                    acc[j] = fma(kt, shifted[j], acc[j])
+                for j in range(vec, w):
+                    acc[j] = acc[j] + kt * shifted[j]
+        for i in range(h):
+            acc, centre = out[m, i], rows[i]
+            for j in range(w):
+                acc[j] = kernel[r] * centre[j] + 0.0
+            for t in range(1, r + 1):
+                kt, below, above = kernel[r + t], rows[min(i + t, h - 1)], rows[max(i - t, 0)]
+                for j in range(w):
+                    acc[j] = acc[j] + kt * (below[j] + above[j])

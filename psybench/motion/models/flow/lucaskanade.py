@@ -123,6 +123,7 @@ def _lk_level(i0: np.ndarray, i1: np.ndarray, flow0: np.ndarray, *, window_sigma
     products = np.empty((5,) + i0.shape)
     sums = np.empty_like(products)
     i1w_buffer = np.empty_like(i0)
+    kernel = _gaussian_kernel(window_sigma)
     for _ in range(n_warps):
         if not flow.any():
             i1w = i1  # as _warp: a zero flow leaves the image as it is
@@ -134,7 +135,7 @@ def _lk_level(i0: np.ndarray, i1: np.ndarray, flow0: np.ndarray, *, window_sigma
         # it = i1w - i0, the gradients averaged over both frames and their five products, in one pass
         if not lk_kernels.products(i1w, i0, gx0, gy0, products):
             break  # exact fit: the increment would be zero
-        _gaussian_window(products, sigma=window_sigma, out=sums)
+        lk_kernels.window(products, kernel, sums)  # = _gaussian_window(products, sigma=window_sigma), the same bits
         lk_kernels.solve_add(sums, min_eigenvalue, min_eigen_ratio, flow)  # flow += _lk_solve(*sums), per pixel
     return flow
 
