@@ -78,3 +78,20 @@ def test_window_is_opencvs_sep_filter_bits(sigma):
         lk_kernels.window(stack, kernel, out)
         expected = _gaussian_window(stack, sigma=sigma)
         np.testing.assert_array_equal(out.view(np.int64), expected.view(np.int64))
+
+
+def test_loops_run_without_a_writable_cache_directory():
+    """Numba refuses cache=True without a writable cache directory; the loops then compile per process."""
+    import subprocess
+    import sys
+
+    code = (
+        "import numba.core.caching as c\n"
+        "c.CacheImpl._locator_classes = []  # as if no __pycache__, NUMBA_CACHE_DIR or ~/.cache were writable\n"
+        "import numpy as np\n"
+        "from psybench.motion.models.flow import lk_kernels\n"
+        "z = np.zeros((3, 3))\n"
+        "print(type(lk_kernels.products._cache).__name__, lk_kernels.products(z + 1, z, z, z, np.empty((5, 3, 3))))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["NullCache", "True"]
