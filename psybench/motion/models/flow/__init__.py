@@ -14,7 +14,7 @@ rightward and ``v`` downward, such that ``frame0(x) ~ frame1(x + flow(x))``
 Brightness constancy ``I(x, t) = I(x + w, t + 1)`` linearised gives the optical
 flow constraint ``I_x u + I_y v + I_t = 0`` (Horn & Schunck 1981, section 3)
 with ``I_t = frame1 - frame0``; Horn-Schunck adds a global smoothness term,
-Lucas-Kanade a local least-squares fit, both implemented here in NumPy/SciPy
+Lucas-Kanade a local least-squares fit, both implemented here in NumPy/SciPy and Numba
 (their two fixed linear filters, the 3x3 Horn-Schunck average and the
 Lucas-Kanade Gaussian window, run through ``cv2.filter2D``/``cv2.sepFilter2D``
 for speed; the tests check them against ``scipy.ndimage``). Farneback and DIS
@@ -28,7 +28,11 @@ hence the single-scale defaults (``levels=1``) below.
 One module per method: :mod:`~psybench.motion.models.flow.hornschunck`,
 :mod:`~psybench.motion.models.flow.lucaskanade`, :mod:`~psybench.motion.models.flow.opencv`
 (Farneback, DIS), sharing :mod:`~psybench.motion.models.flow.common`; Horn-Schunck's
-multigrid preconditioner is in :mod:`~psybench.motion.models.flow.hs_multigrid`.
+multigrid preconditioner is in :mod:`~psybench.motion.models.flow.hs_multigrid`. The
+element-wise steps of both gradient methods run as compiled loops that keep NumPy's (and,
+for the 3x3 average, OpenCV's) bits: :mod:`~psybench.motion.models.flow.hs_kernels`,
+:mod:`~psybench.motion.models.flow.lk_kernels`, compiled by
+:mod:`~psybench.motion.models.flow.exact_jit` (Numba, imported at their first use).
 
 References
 ----------

@@ -93,9 +93,11 @@ def _hs_pcg(jxx: np.ndarray, jxy: np.ndarray, jyy: np.ndarray, b: np.ndarray, a2
     relative_residual : float
         ``|b - A x| / b_norm`` at return (recomputed, not the recursive estimate).
     """
+    from psybench.motion.models.flow import hs_kernels  # compiled (cached) on first use, not at planning
+
     level = _HSLevel(jxx, jxy, jyy, a2, HS_AVERAGE_KERNEL, coarsen=False)  # the operator itself, in float64
     # work arrays, reused every iteration (each (2, H, W), C-contiguous like the vectors they stand for)
-    z, ad, scaled, products = (np.empty_like(b) for _ in range(4))
+    z, ad, products = (np.empty_like(b) for _ in range(3))
 
     def precondition(r: np.ndarray) -> np.ndarray:
         return level.block_solve(r, out=z)
@@ -119,14 +121,13 @@ def _hs_pcg(jxx: np.ndarray, jxy: np.ndarray, jyy: np.ndarray, b: np.ndarray, a2
             done += 1
             level.apply(direction, out=ad)
             step = rz / _dot(direction, ad, products)
-            x += np.multiply(step, direction, out=scaled)
-            res -= np.multiply(step, ad, out=scaled)
-            if np.sqrt(_dot(res, res, products)) <= tol * b_norm:
+            # x += step d, res -= step A d and the products res * res in one pass (the same operations)
+            hs_kernels.cg_update(x, res, direction, ad, step, products)
+            if np.sqrt(float(products.sum())) <= tol * b_norm:
                 break
             z = precondition(res)
             rz_new = _dot(res, z, products)
-            direction *= rz_new / rz
-            direction += z
+            hs_kernels.cg_direction(direction, z, rz_new / rz)  # d = d (rz_new / rz) + z
             rz = rz_new
     final = b - level.apply(x)
     return x, done, np.sqrt(_dot(final, final)) / b_norm

@@ -7,7 +7,6 @@ its transpose, the restriction, between levels.
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 
 _SELF_WEIGHTS: dict[tuple, np.ndarray] = {}
@@ -94,75 +93,76 @@ def _prolong(x: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
 class _HSLevel:
     """``A w = J w + s (w - K * w)`` on one grid (K a 3 x 3 average, replicated borders) and its block diagonal.
 
-    The two flow components are handled together as one (2, H, W) array, with the
-    coefficients stacked to match (``j_u[c] w[0] + j_v[c] w[1]`` is row c of ``J w``) and
-    every step written into buffers the level owns: element by element these are the
-    operations of the component-by-component formulas, in the same order, so the
-    values are the same bits, with a fraction of the allocations and calls (most
-    V-cycle work is on grids of a few cells, where the calls were the cost).
+    The two flow components are handled together as one (2, H, W) array, with every
+    step computed by the compiled loops of :mod:`psybench.motion.models.flow.hs_kernels`
+    into buffers the level owns: element by element they are the operations of the
+    component-by-component array formulas (``j_u[c] w[0] + j_v[c] w[1]`` is row c of
+    ``J w``, with ``j_u = (jxx, jxy)``, ``j_v = (jxy, jyy)``), in the same order and in
+    the grid's dtype (the float ``s`` and ``omega`` are cast to it first, as NumPy 2
+    casts a Python float for a float32 array), so the values are the same bits, with
+    one pass over memory per operation instead of one per array step and one call per
+    operation (most V-cycle work is on grids of a few cells, where the calls were the cost).
     """
 
     def __init__(self, jxx, jxy, jyy, s: float, kernel: np.ndarray, coarsen: bool = True):
-        self.jxy, self.s, self.kernel = jxy, s, kernel
-        d = (s * (1.0 - _self_weight(kernel, jxx.shape))).astype(jxx.dtype)
-        p, q = jxx + d, jyy + d
-        self.det = p * q - jxy * jxy
-        self.j_u, self.j_v, self.qp = np.stack([jxx, jxy]), np.stack([jxy, jyy]), np.stack([q, p])
-        self._smooth, self._tmp, self._res, self._step, self._x = (
-            np.empty((2,) + jxx.shape, jxx.dtype) for _ in range(5))
+        from psybench.motion.models.flow import hs_kernels  # compiled (cached) on first use, not at planning
+
+        self._k = hs_kernels
+        dtype = jxx.dtype
+        if np.asarray(kernel).dtype != dtype:
+            raise ValueError(f"Horn-Schunck level: kernel dtype {np.asarray(kernel).dtype} differs from the "
+                             f"grid's {dtype}")
+        self.jxx, self.jxy, self.jyy = jxx, jxy, jyy
+        d = (s * (1.0 - _self_weight(kernel, jxx.shape))).astype(dtype)
+        self.q, self.p = jyy + d, jxx + d
+        self.det = self.p * self.q - jxy * jxy
+        self.s, self.taps = dtype.type(s), hs_kernels.taps(kernel)
+        self.lanes = hs_kernels.F32_FMA_LANES if dtype == np.float32 else hs_kernels.F64_FMA_LANES
+        self.weights = hs_kernels.weights(dtype)
+        h, w = jxx.shape
+        self._res, self._x = np.empty((2, h, w), dtype), np.empty((2, h, w), dtype)
         self.coarse = None
         if coarsen and min(jxx.shape) >= 8:
             # the energy on cells twice as large: the data terms add up (lumped P^T J P), while the
             # smoothness term keeps its weight (a 2-D Dirichlet energy does not change with the grid's scale)
             self.coarse = _HSLevel(*(_restrict(a) for a in (jxx, jxy, jyy)), s, kernel)
+            ch, cw = self.coarse.jxx.shape
+            self._coarse_b, self._restricted = np.empty((2, ch, cw), dtype), np.empty((2, h, cw), dtype)
+            self._prolonged = np.empty((2, ch, w), dtype)
+
+    def _operator(self) -> tuple:
+        return self.jxx, self.jxy, self.jyy, self.s, self.taps, self.lanes
 
     def apply(self, w: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """``A w`` for ``w`` (2, H, W) C-contiguous, into ``out`` (new if None)."""
         out = np.empty_like(w) if out is None else out
-        smooth, tmp = self._smooth, self._tmp
-        for c in range(2):
-            cv2.filter2D(w[c], -1, self.kernel, dst=smooth[c], borderType=cv2.BORDER_REPLICATE)
-        np.subtract(w, smooth, out=smooth)
-        np.multiply(smooth, self.s, out=smooth)
-        np.multiply(self.j_u, w[0], out=out)
-        np.multiply(self.j_v, w[1], out=tmp)
-        out += tmp
-        out += smooth
+        self._k.apply(w, *self._operator(), out)
         return out
 
-    def block_solve(self, r: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        """The per-pixel 2 x 2 diagonal blocks' inverse applied to ``r`` (block Jacobi), into ``out``."""
+    def block_solve(self, r: np.ndarray, out: np.ndarray | None = None, omega: float = 1.0) -> np.ndarray:
+        """``omega`` times the per-pixel 2 x 2 blocks' inverse (block Jacobi) applied to ``r``, into ``out``."""
         out = np.empty_like(r) if out is None else out
-        np.multiply(self.qp, r, out=out)  # (q r0, p r1)
-        np.multiply(self.jxy, r[::-1], out=self._tmp)  # (jxy r1, jxy r0)
-        out -= self._tmp
-        out /= self.det
+        self._k.block_step(r, self.jxy, self.q, self.p, self.det, self.jxx.dtype.type(omega), out)
         return out
 
-    def _smoothing_step(self, x: np.ndarray, b: np.ndarray, omega: float) -> None:
-        """``x += omega * block_solve(b - A x)`` in place."""
-        res, step = self._res, self._step
-        np.subtract(b, self.apply(x, out=res), out=res)
-        self.block_solve(res, out=step)
-        step *= omega
-        x += step
+    def _smooth(self, x: np.ndarray, b: np.ndarray, omega: float, n: int) -> None:
+        """``n`` times ``x += omega * block_solve(b - A x)`` in place."""
+        if n > 0:
+            self._k.smooth(x, b, self.jxx, self.jxy, self.jyy, self.q, self.p, self.det, self.s, self.taps,
+                           self.lanes, self.jxx.dtype.type(omega), n, self._res)
 
     def v_cycle(self, b: np.ndarray, sweeps: int = 1, omega: float = 0.7) -> np.ndarray:
         """Symmetric multigrid V-cycle from 0 (damped block-Jacobi smoothing): an SPD approximation of ``A^-1 b``.
 
         Returns the level's own buffer: read it before the next V-cycle on this level.
         """
-        x = self.block_solve(b, out=self._x)
-        x *= omega
-        for _ in range(sweeps - 1):
-            self._smoothing_step(x, b, omega)
-        if self.coarse is None:
-            for _ in range(30):  # the coarsest grid (< 8 cells a side): smoothing is a solve
-                self._smoothing_step(x, b, omega)
+        x = self.block_solve(b, out=self._x, omega=omega)
+        if self.coarse is None:  # the coarsest grid (< 8 cells a side): smoothing is a solve
+            self._smooth(x, b, omega, sweeps - 1 + 30)
             return x
-        res = self._res
-        np.subtract(b, self.apply(x, out=res), out=res)
-        x += _prolong(self.coarse.v_cycle(_restrict(res), sweeps, omega), b.shape[1:])
-        for _ in range(sweeps):
-            self._smoothing_step(x, b, omega)
+        self._smooth(x, b, omega, sweeps - 1)
+        self._k.residual(x, b, *self._operator(), self._res)
+        self._k.restrict(self._res, self.weights, self._restricted, self._coarse_b)
+        self._k.prolong_add(self.coarse.v_cycle(self._coarse_b, sweeps, omega), self.weights, self._prolonged, x)
+        self._smooth(x, b, omega, sweeps)
         return x

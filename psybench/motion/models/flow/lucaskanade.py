@@ -9,11 +9,11 @@ import cv2
 import numpy as np
 
 from psybench.motion.models.flow.common import (
+    _SPLINE_PAD,
     _check_frames,
     _coarse_to_fine,
     _number,
     _spline_coefficients,
-    _warp,
 )
 from psybench.registry import register
 
@@ -113,6 +113,8 @@ def _lk_level(i0: np.ndarray, i1: np.ndarray, flow0: np.ndarray, *, window_sigma
     with ``G`` the normalised Gaussian window, ``I_t = i1(x + flow) - i0(x)`` and the
     gradient averaged over both images (central differences).
     """
+    from psybench.motion.models.flow import lk_kernels  # compiled (cached) on first use, not at planning
+
     gy0, gx0 = np.gradient(i0)
     flow = flow0.copy()
     # what does not change between the warps: i1's spline coefficients (once the flow is
@@ -120,21 +122,21 @@ def _lk_level(i0: np.ndarray, i1: np.ndarray, flow0: np.ndarray, *, window_sigma
     coefficients = None
     products = np.empty((5,) + i0.shape)
     sums = np.empty_like(products)
+    i1w_buffer = np.empty_like(i0)
+    kernel = _gaussian_kernel(window_sigma)
     for _ in range(n_warps):
-        if coefficients is None and flow.any():
-            coefficients = _spline_coefficients(i1)
-        i1w = _warp(i1, flow, coefficients)
-        it = i1w - i0
-        if not it.any():
+        if not flow.any():
+            i1w = i1  # as _warp: a zero flow leaves the image as it is
+        else:  # _warp(i1, flow, coefficients), the same bits, in one compiled pass
+            if coefficients is None:
+                coefficients = _spline_coefficients(i1)
+            lk_kernels.warp(coefficients, flow, float(_SPLINE_PAD), i1w_buffer)
+            i1w = i1w_buffer
+        # it = i1w - i0, the gradients averaged over both frames and their five products, in one pass
+        if not lk_kernels.products(i1w, i0, gx0, gy0, products):
             break  # exact fit: the increment would be zero
-        gy1, gx1 = np.gradient(i1w)
-        gx, gy = 0.5 * (gx0 + gx1), 0.5 * (gy0 + gy1)
-        for k, (a, b) in enumerate(((gx, gx), (gx, gy), (gy, gy), (gx, it), (gy, it))):
-            np.multiply(a, b, out=products[k])
-        _gaussian_window(products, sigma=window_sigma, out=sums)
-        du, dv = _lk_solve(*sums, min_eigenvalue=min_eigenvalue, min_eigen_ratio=min_eigen_ratio)
-        flow[..., 0] += du
-        flow[..., 1] += dv
+        lk_kernels.window(products, kernel, sums)  # = _gaussian_window(products, sigma=window_sigma), the same bits
+        lk_kernels.solve_add(sums, min_eigenvalue, min_eigen_ratio, flow)  # flow += _lk_solve(*sums), per pixel
     return flow
 
 

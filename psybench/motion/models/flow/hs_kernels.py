@@ -1,0 +1,261 @@
+"""Compiled (Numba) loops of Horn-Schunck's solver (:mod:`psybench.motion.models.flow.hs_multigrid`).
+
+Each loop fuses the element-wise NumPy steps of one operation of a multigrid level
+(Horn & Schunck 1981, sec. 11 equations; block-Jacobi smoothing and bilinear transfer
+between grids, Braess 1986) into one pass, with the same IEEE operations in the same
+order on every value: no ``fastmath``, and no multiply-add contracted into a fused
+one except where the NumPy/OpenCV code itself fuses it. So the results are the same
+bits as the array code they replace (tests/test_motion_models_hs_kernels.py compares
+them), at a fraction of its memory passes and calls.
+
+The 3 x 3 average (``cv2.filter2D``, replicated borders) is computed here as OpenCV 5
+computes it on a CPU with AVX2: the kernel's non-zero taps in row-major order, summed
+from 0; in float32 by fused multiply-adds in its 8-lane vector loop (the first
+``8 * (W // 8)`` columns of each row) and by separate multiplies and adds in its scalar
+tail, in float64 by separate multiplies and adds everywhere.
+
+Compiled once and cached (:mod:`psybench.motion.models.flow.exact_jit`); the module is
+imported only when a Horn-Schunck level is built (not at planning).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import literally
+
+from psybench.motion.models.flow.exact_jit import fma as _fma
+from psybench.motion.models.flow.exact_jit import jit as _jit
+from psybench.motion.models.flow.exact_jit import jit_inline as _inline
+
+# the lanes of OpenCV's float32 filter loop that fuse their multiply-adds; float64: none
+F32_FMA_LANES, F64_FMA_LANES = 8, 0
+
+
+@_inline
+def _filtered(up, mid, down, jm, j, jp, taps, fused):
+    """The 3 x 3 average at column j of the rows ``up``, ``mid``, ``down`` (W,) (indices clamped at the borders)."""
+    zero = taps[0] - taps[0]  # +0 in the dtype of the grid
+    if fused:
+        acc = _fma(up[jm], taps[0], zero)
+        acc = _fma(up[j], taps[1], acc)
+        acc = _fma(up[jp], taps[2], acc)
+        acc = _fma(mid[jm], taps[3], acc)
+        acc = _fma(mid[jp], taps[4], acc)
+        acc = _fma(down[jm], taps[5], acc)
+        acc = _fma(down[j], taps[6], acc)
+        return _fma(down[jp], taps[7], acc)
+    acc = zero + up[jm] * taps[0]
+    acc = acc + up[j] * taps[1]
+    acc = acc + up[jp] * taps[2]
+    acc = acc + mid[jm] * taps[3]
+    acc = acc + mid[jp] * taps[4]
+    acc = acc + down[jm] * taps[5]
+    acc = acc + down[j] * taps[6]
+    return acc + down[jp] * taps[7]
+
+
+@_jit
+def _span(w, out, jxx, jxy, jyy, s, taps, im, i, ip, j0, j1, fused):
+    """Row i of ``A w`` at columns j0 <= j < j1 (interior: 1 <= j <= W - 2), as :meth:`_HSLevel.apply` orders it.
+
+    ``(j_u[c] w0 + j_v[c] w1) + (w[c] - K * w[c]) s`` for both components c. Compiled for each value of
+    ``fused`` (a literal), so that the loop has no branch and is vectorised.
+    """
+    literally(fused)
+    # the rows from column j0 - 1 on: their indices k - 1, k, k + 1 are never negative, so the compiled loop
+    # has no wrap-around test on them and is vectorised
+    a = j0 - 1
+    u_up, u_mid, u_down = w[0, im, a:], w[0, i, a:], w[0, ip, a:]
+    v_up, v_mid, v_down = w[1, im, a:], w[1, i, a:], w[1, ip, a:]
+    cxx, cxy, cyy, out0, out1 = jxx[i, a:], jxy[i, a:], jyy[i, a:], out[0, i, a:], out[1, i, a:]
+    for j in range(j1 - j0):
+        k = j + 1
+        w0, w1 = u_mid[k], v_mid[k]
+        out0[k] = (cxx[k] * w0 + cxy[k] * w1) + (w0 - _filtered(u_up, u_mid, u_down, j, k, k + 1, taps, fused)) * s
+        out1[k] = (cxy[k] * w0 + cyy[k] * w1) + (w1 - _filtered(v_up, v_mid, v_down, j, k, k + 1, taps, fused)) * s
+
+
+@_jit
+def _edge(w, out, jxx, jxy, jyy, s, taps, im, i, ip, jm, j, jp, fused):
+    """Row i of ``A w`` at a border column j (its neighbours ``jm``, ``jp`` clamped): :func:`_span`'s formula."""
+    w0, w1 = w[0, i, j], w[1, i, j]
+    f0 = _filtered(w[0, im], w[0, i], w[0, ip], jm, j, jp, taps, fused)
+    f1 = _filtered(w[1, im], w[1, i], w[1, ip], jm, j, jp, taps, fused)
+    out[0, i, j] = (jxx[i, j] * w0 + jxy[i, j] * w1) + (w0 - f0) * s
+    out[1, i, j] = (jxy[i, j] * w0 + jyy[i, j] * w1) + (w1 - f1) * s
+
+
+@_jit
+def _operator(w, b, out, jxx, jxy, jyy, q, p, det, s, taps, lanes, omega, mode):
+    """Row by row: ``A w`` (mode 0), ``b - A w`` (1) or ``omega * block_solve(b - A w)`` (2) into ``out``.
+
+    Columns below ``lanes * (W // lanes)`` fused as OpenCV's vector loop, the rest (its tail) not.
+    """
+    h, wd = w.shape[1], w.shape[2]
+    vec = (wd // lanes) * lanes if lanes else 0
+    for i in range(h):
+        im, ip = max(i - 1, 0), min(i + 1, h - 1)
+        _edge(w, out, jxx, jxy, jyy, s, taps, im, i, ip, 0, 0, min(1, wd - 1), vec > 0)
+        if wd > 1:
+            _edge(w, out, jxx, jxy, jyy, s, taps, im, i, ip, wd - 2, wd - 1, wd - 1, vec >= wd)
+        _span(w, out, jxx, jxy, jyy, s, taps, im, i, ip, 1, min(vec, wd - 1), True)
+        _span(w, out, jxx, jxy, jyy, s, taps, im, i, ip, max(vec, 1), wd - 1, False)
+        if mode == 0:
+            continue
+        for c in range(2):  # the row, still in cache: b - A w
+            bc, oc = b[c, i], out[c, i]
+            for j in range(wd):
+                oc[j] = bc[j] - oc[j]
+        if mode == 2:
+            _block_row(out[0, i], out[1, i], jxy[i], q[i], p[i], det[i], omega, out[0, i], out[1, i])
+
+
+@_jit
+def _block_row(r0, r1, jxy, q, p, det, omega, out0, out1):
+    """One row of ``block_solve(r) * omega``: ``((q r0 - jxy r1) / det) omega`` and ``((p r1 - jxy r0) / det) omega``.
+
+    ``out`` may be ``r``.
+    """
+    for j in range(r0.shape[0]):
+        a, b = r0[j], r1[j]
+        out0[j] = ((q[j] * a - jxy[j] * b) / det[j]) * omega
+        out1[j] = ((p[j] * b - jxy[j] * a) / det[j]) * omega
+
+
+@_jit
+def apply(w, jxx, jxy, jyy, s, taps, lanes, out):
+    """``out = A w`` for ``w`` (2, H, W); ``lanes``: the columns' vector width whose multiply-adds OpenCV fuses."""
+    _operator(w, w, out, jxx, jxy, jyy, jxx, jxx, jxx, s, taps, lanes, s, 0)
+
+
+@_jit
+def residual(x, b, jxx, jxy, jyy, s, taps, lanes, out):
+    """``out = b - A x``."""
+    _operator(x, b, out, jxx, jxy, jyy, jxx, jxx, jxx, s, taps, lanes, s, 1)
+
+
+@_jit
+def block_step(r, jxy, q, p, det, omega, out):
+    """``out = block_solve(r) * omega``: the per-pixel 2 x 2 blocks' inverse, as :meth:`_HSLevel.block_solve`."""
+    for i in range(r.shape[1]):
+        _block_row(r[0, i], r[1, i], jxy[i], q[i], p[i], det[i], omega, out[0, i], out[1, i])
+
+
+@_jit
+def smooth(x, b, jxx, jxy, jyy, q, p, det, s, taps, lanes, omega, n, res):
+    """``n`` damped block-Jacobi steps ``x += omega * block_solve(b - A x)`` in place (``res``: work array)."""
+    for _ in range(n):
+        _operator(x, b, res, jxx, jxy, jyy, q, p, det, s, taps, lanes, omega, 2)
+        for c in range(2):
+            for i in range(x.shape[1]):
+                for j in range(x.shape[2]):
+                    x[c, i, j] = x[c, i, j] + res[c, i, j]
+
+
+@_jit
+def restrict(r, weights, tmp, out):
+    """``out = P^T r`` (2, ceil(H/2), ceil(W/2)): :func:`hs_multigrid._restrict1` on columns, then on rows.
+
+    ``weights``: (0.75, 0.25, 0) in the dtype of ``r``; ``tmp`` is (2, H, ceil(W/2)). A missing odd cell
+    (odd size) is a zero, added as the array code adds it. Cell j of a line of ``m`` cells from its fine
+    cells ``e = r[2j]``, ``o = r[2j + 1]``::
+
+        (e + o) 0.75 [+ 0.25 e_{j+1} if j < m - 1] [+ 0.25 o_{j-1} if j > 0]
+                     [+ 0.25 e_0 if j = 0] [+ 0.25 o_{m-1} if j = m - 1]   (left to right)
+    """
+    centre, quarter, zero = weights[0], weights[1], weights[2]
+    n_rows, n_cols = r.shape[1], r.shape[2]
+    m_rows, m_cols = out.shape[1], out.shape[2]
+    for c in range(2):
+        for i in range(n_rows):  # along the columns: one value at a time
+            row, dst = r[c, i], tmp[c, i]
+            for j in range(m_cols):
+                e = row[2 * j]
+                o = row[2 * j + 1] if 2 * j + 1 < n_cols else zero
+                v = (e + o) * centre
+                if j < m_cols - 1:
+                    v = v + quarter * row[2 * j + 2]
+                if j > 0:
+                    v = v + quarter * row[2 * j - 1]
+                if j == 0:
+                    v = v + quarter * e
+                if j == m_cols - 1:
+                    v = v + quarter * o
+                dst[j] = v
+        for j in range(m_rows):  # along the rows: whole rows at a time
+            even = tmp[c, 2 * j]
+            has_odd = 2 * j + 1 < n_rows
+            odd = tmp[c, 2 * j + 1] if has_odd else even
+            after = tmp[c, 2 * j + 2] if j < m_rows - 1 else even
+            before = tmp[c, 2 * j - 1] if j > 0 else even
+            dst = out[c, j]
+            for k in range(m_cols):
+                o = odd[k] if has_odd else zero
+                v = (even[k] + o) * centre
+                if j < m_rows - 1:
+                    v = v + quarter * after[k]
+                if j > 0:
+                    v = v + quarter * before[k]
+                if j == 0:
+                    v = v + quarter * even[k]
+                if j == m_rows - 1:
+                    v = v + quarter * o
+                dst[k] = v
+
+
+@_jit
+def prolong_add(xc, weights, tmp, x):
+    """``x += P xc``: :func:`hs_multigrid._prolong1` on columns, then on rows (``tmp``: (2, h, W)).
+
+    Fine cell 2j of a line is ``0.75 xc[j] + 0.25 xc[j - 1]``, 2j + 1 is ``0.75 xc[j] + 0.25 xc[j + 1]``
+    (indices clamped to the line), the line cut to the fine size.
+    """
+    centre, quarter = weights[0], weights[1]
+    m_rows, m_cols = xc.shape[1], xc.shape[2]
+    n_rows, n_cols = x.shape[1], x.shape[2]
+    for c in range(2):
+        for i in range(m_rows):  # along the columns
+            row, dst = xc[c, i], tmp[c, i]
+            for f in range(n_cols):
+                j = f // 2
+                nb = (j - 1 if j > 0 else 0) if f % 2 == 0 else (j + 1 if j < m_cols - 1 else m_cols - 1)
+                dst[f] = centre * row[j] + quarter * row[nb]
+        for f in range(n_rows):  # along the rows, added to x
+            j = f // 2
+            nb = (j - 1 if j > 0 else 0) if f % 2 == 0 else (j + 1 if j < m_rows - 1 else m_rows - 1)
+            near, far, dst = tmp[c, j], tmp[c, nb], x[c, f]
+            for k in range(n_cols):
+                dst[k] = dst[k] + (centre * near[k] + quarter * far[k])
+
+
+@_jit
+def cg_update(x, res, direction, ad, step, products):
+    """``x += step d``, ``res -= step A d`` and ``products = res * res`` (the conjugate-gradient step, one pass)."""
+    xf, rf, df, af, pf = x.reshape(-1), res.reshape(-1), direction.reshape(-1), ad.reshape(-1), products.reshape(-1)
+    for k in range(xf.size):
+        xf[k] = xf[k] + step * df[k]
+        r = rf[k] - step * af[k]
+        rf[k] = r
+        pf[k] = r * r
+
+
+@_jit
+def cg_direction(direction, z, beta):
+    """``d = d * beta + z`` (the new search direction)."""
+    df, zf = direction.reshape(-1), z.reshape(-1)
+    for k in range(df.size):
+        df[k] = df[k] * beta + zf[k]
+
+
+def weights(dtype) -> np.ndarray:
+    """The transfer weights (0.75, 0.25) and a zero in ``dtype``, for :func:`restrict` and :func:`prolong_add`."""
+    return np.array([0.75, 0.25, 0.0], dtype)
+
+
+def taps(kernel: np.ndarray) -> np.ndarray:
+    """The 8 off-centre taps of a 3 x 3 ``kernel`` with a zero centre and no other zero, row-major (OpenCV's order)."""
+    kernel = np.asarray(kernel)
+    if kernel.shape != (3, 3) or kernel[1, 1] != 0 or np.count_nonzero(kernel) != 8:
+        raise ValueError(f"the compiled Horn-Schunck average needs a 3 x 3 kernel with only its centre zero, "
+                         f"got {kernel}")
+    return np.ascontiguousarray(np.delete(kernel.ravel(), 4))
