@@ -173,10 +173,36 @@ rule attention_evaluate:
         "../scripts/attention_evaluate.py"
 
 
+# One job per training movie (its pairs' rows, next to its evaluation part), then one join.
+if ATTENTION_ON:
+
+    rule attention_metrics_part:
+        input:
+            features=get_attention_train_features,
+            gaze=get_attention_part_gaze,
+        output:
+            table="results/attention/metrics/{attention_train}.csv",
+            parquet="results/attention/metrics/{attention_train}.parquet",
+        log:
+            "logs/attention/metrics/{attention_train}.log",
+        benchmark:
+            "logs/benchmarks/attention_metrics_part/{attention_train}.tsv"
+        conda:
+            "../envs/psybench.yaml"
+        params:
+            feature_stores=get_attention_metrics_part_stores,
+            gaze_tables=get_attention_gaze_tables(),
+            models=get_attention_rows(),
+            pairs=ATTENTION["pairs"],
+            settings=get_attention_metrics_settings(),
+            code_hash=ATTENTION_CODE["metrics"],
+        script:
+            "../scripts/attention_metrics_part.py"
+
+
 rule attention_metrics:
     input:
-        features=get_attention_feature_inputs,
-        gaze=list(get_attention_gaze_tables().values()),
+        parts=list(get_attention_metrics_parts().values()),
     output:
         table="results/attention/metrics.csv",
         parquet="results/attention/metrics.parquet",
@@ -187,12 +213,10 @@ rule attention_metrics:
     conda:
         "../envs/psybench.yaml"
     params:
-        feature_stores=get_attention_feature_stores(),
-        gaze_tables=get_attention_gaze_tables(),
+        parts=get_attention_metrics_parts(),
         models=get_attention_rows(),
         pairs=ATTENTION["pairs"],
-        settings=get_attention_metrics_settings(),
-        code_hash=ATTENTION_CODE["metrics"],
+        code_hash=ATTENTION_CODE["metrics_gather"],
     script:
         "../scripts/attention_metrics.py"
 

@@ -43,6 +43,7 @@ ATTENTION_CODE = {
             "psybench.attention.movies",
         ]
     ),
+    "metrics_gather": code_hash(["psybench.attention.metrics", "psybench.io.tables"]),
     # the track's rows of the cross-track long score table
     "score_rows": code_hash(
         ["psybench.attention.score_rows", "psybench.attention.metrics", "psybench.aggregate", "psybench.io"]
@@ -166,6 +167,18 @@ def get_attention_train_features(wildcards):
 
 def get_attention_part_gaze(wildcards):
     return [f"results/attention/gaze/{m}.csv" for m in _attention_part_movies(wildcards)]
+
+
+def get_attention_metrics_part_stores(wildcards):
+    """{movie: {model name: feature store}} of a training movie and its test movies (a metrics part)."""
+    stores = get_attention_feature_stores()
+    return {mv: stores[mv] for mv in _attention_part_movies(wildcards)}
+
+
+def get_attention_metrics_parts():
+    """{training movie: its metrics part}, the training movies in the order of the pairs."""
+    trains = dict.fromkeys(tr for tr, _te in ATTENTION["pairs"]) if ATTENTION_ON else {}
+    return {tr: f"results/attention/metrics/{tr}.csv" for tr in trains}
 
 
 def get_attention_scanpath_features(wildcards):

@@ -175,3 +175,31 @@ def test_one_job_per_training_movie_writes_each_rows_part(small_movie, tmp_path,
         assert len(pd.read_csv(p["table"])) == 2 * len(ev.GROUPS)  # A on A, A on B
         assert p["table"].read_bytes() == (tmp_path / "t.csv").read_bytes()
         assert p["curves"].read_bytes() == (tmp_path / "c.csv").read_bytes()
+
+
+def test_metrics_parts_joined_are_the_whole_table(small_movie, tmp_path, monkeypatch):
+    """run_metrics(train=) per training movie, joined by gather_metrics: the bytes of run_metrics on all pairs."""
+    from psybench.attention import metrics
+
+    m = small_movie
+    other = MovieData("B", m.maps[::-1].copy(), m.frames_per_s, m.source_size, m.gaze.assign(movie="B"), "pyramid")
+    data = {"A": m, "B": other}
+    loaded = []
+    monkeypatch.setattr(metrics, "load_movies", lambda stores, _g, **_k: loaded.append(sorted(stores)) or {
+        mv: {label: data[mv] for label in labels} for mv, labels in stores.items()})
+    stores = {mv: {"p1": f"{mv}.zarr", "p3": f"{mv}.zarr"} for mv in data}
+    models = [{"features": "p3", "L": 3}, {"features": "p1", "L": 1}]
+    pairs = [("B", "A"), ("A", "A"), ("B", "B")]
+    settings = dict(models=models, pairs=pairs, n_negatives=3, n_splits=4, seed=2)
+    metrics.run_metrics(stores, {}, out=tmp_path / "whole.csv", **settings)
+    parts = {tr: tmp_path / f"{tr}.csv" for tr in ("B", "A")}
+    for tr, path in parts.items():
+        metrics.run_metrics(stores, {}, out=path, train=tr, **settings)
+    assert loaded[1:] == [["A", "B"], ["A"]]  # a part loads only its pairs' movies
+    metrics.gather_metrics(parts, models=models, pairs=pairs, out=tmp_path / "joined.csv")
+    for ext in (".csv", ".parquet"):
+        assert (tmp_path / f"joined{ext}").read_bytes() == (tmp_path / f"whole{ext}").read_bytes()
+    with pytest.raises(ValueError, match="no metrics part of training movie 'B'"):
+        metrics.gather_metrics({"A": parts["A"]}, models=models, pairs=pairs, out=tmp_path / "x.csv")
+    with pytest.raises(ValueError, match="no pair training on movie 'C'"):
+        metrics.run_metrics(stores, {}, out=tmp_path / "y.csv", train="C", **settings)

@@ -71,6 +71,7 @@ __all__ = [
     "loo_ceiling",
     "observer_counts",
     "run_metrics",
+    "gather_metrics",
 ]
 
 METRIC_DIRECTIONS = {
@@ -220,6 +221,7 @@ def run_metrics(
     models: Sequence[Mapping[str, Any]],
     pairs: Sequence[tuple[str, str]],
     out: str | os.PathLike,
+    train: str | None = None,
     lags_ms: Sequence[float] = LAGS_MS,
     n_negatives: int = N_NEGATIVES,
     min_dist_frac: float = MIN_DIST_FRAC,
@@ -242,7 +244,18 @@ def run_metrics(
     frames of the test movie, :func:`loo_ceiling`). ``model`` is ``"<features> L=<L> <tuning>"``.
     ``in_memory_mb``: see :func:`psybench.attention.movies.load_movie` (default
     :data:`~psybench.attention.defaults.IN_MEMORY_MB`).
+
+    ``train``: only the pairs training on this movie (a part of the table, one job per
+    training movie in the workflow; :func:`gather_metrics` joins the parts). Each pair's
+    rows depend on that pair alone (its maps, fixations, ceiling and per-frame seeds),
+    so the parts hold the very rows of the whole table.
     """
+    if train is not None:
+        pairs = [(tr, te) for tr, te in pairs if tr == train]
+        if not pairs:
+            raise ValueError(f"attention.pairs has no pair training on movie {train!r}")
+        used = {m for pair in pairs for m in pair}
+        feature_stores = {m: stores for m, stores in feature_stores.items() if m in used}
     ceilings: dict[tuple[str, bool], dict[str, float]] = {}
     in_memory_mb = IN_MEMORY_MB if in_memory_mb is None else in_memory_mb
     movies = load_movies(feature_stores, gaze_tables, in_memory_mb=in_memory_mb)
@@ -290,6 +303,40 @@ def run_metrics(
                         "direction": METRIC_DIRECTIONS[metric], "features": features, "L": L,
                         "tuning": tuning, "train": tr, "test": te, "ceiling": ceiling[metric],
                     })
+    table = pd.DataFrame(rows)
+    write_table(table, out)
+    return table
+
+
+def gather_metrics(
+    parts: Mapping[str, str | os.PathLike],
+    *,
+    models: Sequence[Mapping[str, Any]],
+    pairs: Sequence[tuple[str, str]],
+    out: str | os.PathLike,
+) -> pd.DataFrame:
+    """Join the parts of :func:`run_metrics` (``train=``) into the table :func:`run_metrics` writes for all pairs.
+
+    Parameters
+    ----------
+    parts : mapping training movie -> its part's table path
+    models, pairs : as given to :func:`run_metrics`; the rows come in their order
+        (model, then pair, then tuning and metric as in the part).
+    """
+    from psybench.io.tables import read_table
+
+    read = {tr: read_table(path) for tr, path in parts.items()}
+    rows = []
+    for model in models:
+        features, L = model["features"], int(model["L"])
+        for tr, te in pairs:
+            if tr not in read:
+                raise ValueError(f"no metrics part of training movie {tr!r}")
+            t = read[tr]
+            sel = t[(t["features"] == features) & (t["L"] == L) & (t["train"] == tr) & (t["test"] == te)]
+            if sel.empty:
+                raise ValueError(f"metrics part of {tr!r} has no rows of model {features!r} L={L} tested on {te!r}")
+            rows.extend(sel.to_dict("records"))  # Python scalars: the frame is built as run_metrics builds it
     table = pd.DataFrame(rows)
     write_table(table, out)
     return table
