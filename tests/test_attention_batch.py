@@ -203,3 +203,35 @@ def test_metrics_parts_joined_are_the_whole_table(small_movie, tmp_path, monkeyp
         metrics.gather_metrics({"A": parts["A"]}, models=models, pairs=pairs, out=tmp_path / "x.csv")
     with pytest.raises(ValueError, match="no pair training on movie 'C'"):
         metrics.run_metrics(stores, {}, out=tmp_path / "y.csv", train="C", **settings)
+
+
+def test_score_frames_equal_the_per_map_functions_to_the_bit():
+    """score_frames scores all maps and frames at once (stack_metrics); each number must be the per-map
+    function's, bit for bit, on ties, constant maps, negative maps and frames with 1-3 fixated cells."""
+    from psybench.attention import map_metrics as mm
+    from psybench.attention import metrics as M
+
+    rng = np.random.default_rng(8)
+    counts = np.zeros((7, 6, 8))
+    for t, n in enumerate([1, 2, 0, 3, 1, 2, 1]):
+        counts[t].flat[rng.choice(48, n, replace=False)] = rng.integers(1, 3, n)
+    maps = rng.random((4, 7, 6, 8))
+    maps[1] = np.round(maps[1] * 3)  # many ties
+    maps[2, 3] = 0.7  # a constant map
+    maps[3] -= 0.5  # negative values
+    got = M.score_frames(maps, counts, n_splits=7, seed=3)
+    total, base, dens = counts.sum(0), M.centre_baseline((6, 8)), M.fixation_density(counts)
+    for m in range(4):
+        per = {k: [] for k in M.METRIC_DIRECTIONS}
+        for t in np.flatnonzero(counts.sum((1, 2))):
+            s, f = maps[m, t], counts[t]
+            nb = mm.borji_negatives(48, int((f > 0).sum()), n_splits=7, seed=3 + t)
+            ns = mm.shuffled_negatives(f, total - f, n_splits=7, seed=3 + t)
+            for k, v in (("AUC-Judd", mm.auc_judd(s, f)), ("AUC-Borji", mm.auc_borji(s, f, negatives=nb)),
+                         ("sAUC", mm.auc_shuffled(s, f, total - f, negatives=ns)), ("NSS", mm.nss(s, f)),
+                         ("CC", mm.cc(s, dens[t])), ("KL", mm.kl_div(s, dens[t])),
+                         ("SIM", mm.similarity(s, dens[t])), ("IG", mm.information_gain(s, f, base))):
+                per[k].append(v)
+        for k, v in per.items():
+            want = float(np.nanmean(v)) if np.isfinite(v).any() else float("nan")
+            assert np.array_equal(got[m][k], want, equal_nan=True), (m, k, got[m][k], want)
