@@ -39,6 +39,7 @@ ATTENTION_CODE = {
         [
             "psybench.attention.metrics",
             "psybench.attention.map_metrics",
+            "psybench.attention.stack_metrics",
             "psybench.attention.tuning",
             "psybench.attention.movies",
         ]
