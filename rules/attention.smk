@@ -10,7 +10,6 @@ include: "attention_common.smk"
 
 wildcard_constraints:
     attention_movie="[A-Za-z0-9_-]+",
-    attention_features="[A-Za-z0-9_.-]+",
     attention_train="[A-Za-z0-9_-]+",
 
 
@@ -52,13 +51,14 @@ rule attention_gaze:
         "../scripts/attention_gaze.py"
 
 
+# One job per movie writes every model's feature store (its own store, at its own path).
 rule attention_features:
     input:
         stimulus="results/attention/stimuli/{attention_movie}.zarr",
     output:
-        store=directory("results/attention/features/{attention_features}/{attention_movie}.zarr"),
+        **ATTENTION_FEATURE_STORES,
     log:
-        "logs/attention/features/{attention_features}/{attention_movie}.log",
+        "logs/attention/features/{attention_movie}.log",
     cache: True
     conda:
         "../envs/psybench.yaml"
@@ -66,11 +66,9 @@ rule attention_features:
     resources:
         mem_mb=1000,
     params:
-        family=get_attention_feature_family,
-        params=get_attention_feature_params,
+        stores=get_attention_feature_batch,
         chunk_frames=ATTENTION["chunk_frames"],
         lags_ms=ATTENTION["lags_ms"],
-        code_hash=get_attention_feature_code,
     script:
         "../scripts/attention_features.py"
 

@@ -85,20 +85,24 @@ def get_attention_gaze_files(wildcards):
     return list(gaze) if isinstance(gaze, (list, tuple)) else [gaze]
 
 
-def get_attention_feature_family(wildcards):
-    """Registered name or `package.module:function` of the feature store's saliency model."""
-    return ATTENTION_FEATURES[wildcards.attention_features].family
+# The feature stores of a movie, one per feature key, named store0, store1, ... (Snakemake's cache
+# takes several outputs only when named; a key such as "pkg.mod.fn-1a2b3c4d" is no Python name).
+ATTENTION_FEATURE_STORES = {
+    f"store{i}": directory(f"results/attention/features/{key}/{{attention_movie}}.zarr")
+    for i, key in enumerate(ATTENTION_FEATURES)
+}
 
 
-def get_attention_feature_params(wildcards):
-    """The saliency model's parameters, defaults filled."""
-    return dict(ATTENTION_FEATURES[wildcards.attention_features].spec.params)
-
-
-def get_attention_feature_code(wildcards):
-    """Hash of the feature code and of the saliency model's own module (a user's too)."""
-    model_module = ATTENTION_FEATURES[wildcards.attention_features].spec.algorithm.function.__module__
-    return code_hash(["psybench.attention.features", "psybench.io.store", *callable_modules(model_module)])
+def get_attention_feature_batch(wildcards):
+    """Every feature store of a movie: [{out, model (family), params (defaults filled), code_hash}], where
+    code_hash covers the feature code and the saliency model's own module (a user's too)."""
+    out = []
+    for key, m in ATTENTION_FEATURES.items():
+        modules = callable_modules(m.spec.algorithm.function.__module__)
+        path = f"results/attention/features/{key}/{wildcards.attention_movie}.zarr"
+        code = code_hash(["psybench.attention.features", "psybench.io.store", *modules])
+        out.append({"out": path, "model": m.family, "params": dict(m.spec.params), "code_hash": code})
+    return out
 
 
 def get_attention_feature_stores(wildcards=None):
