@@ -51,26 +51,29 @@ rule attention_gaze:
         "../scripts/attention_gaze.py"
 
 
-# One job per movie writes every model's feature store (its own store, at its own path).
-rule attention_features:
-    input:
-        stimulus="results/attention/stimuli/{attention_movie}.zarr",
-    output:
-        **ATTENTION_FEATURE_STORES,
-    log:
-        "logs/attention/features/{attention_movie}.log",
-    cache: True
-    conda:
-        "../envs/psybench.yaml"
-    threads: 2
-    resources:
-        mem_mb=1000,
-    params:
-        stores=get_attention_feature_batch,
-        chunk_frames=ATTENTION["chunk_frames"],
-        lags_ms=ATTENTION["lags_ms"],
-    script:
-        "../scripts/attention_features.py"
+# One job per movie writes every model's feature store (its own store, at its own path). Defined only
+# with the track on (a cached rule needs outputs).
+if ATTENTION_ON:
+
+    rule attention_features:
+        input:
+            stimulus="results/attention/stimuli/{attention_movie}.zarr",
+        output:
+            **ATTENTION_FEATURE_STORES,
+        log:
+            "logs/attention/features/{attention_movie}.log",
+        cache: True
+        conda:
+            "../envs/psybench.yaml"
+        threads: 2
+        resources:
+            mem_mb=1000,
+        params:
+            stores=get_attention_feature_batch,
+            chunk_frames=ATTENTION["chunk_frames"],
+            lags_ms=ATTENTION["lags_ms"],
+        script:
+            "../scripts/attention_features.py"
 
 
 rule attention_control_scanpaths:
