@@ -10,7 +10,6 @@ include: "attention_common.smk"
 
 wildcard_constraints:
     attention_movie="[A-Za-z0-9_-]+",
-    attention_features="[A-Za-z0-9_.-]+",
     attention_train="[A-Za-z0-9_-]+",
 
 
@@ -52,29 +51,31 @@ rule attention_gaze:
         "../scripts/attention_gaze.py"
 
 
-rule attention_features:
-    input:
-        stimulus="results/attention/stimuli/{attention_movie}.zarr",
-    output:
-        store=directory("results/attention/features/{attention_features}/{attention_movie}.zarr"),
-    log:
-        "logs/attention/features/{attention_features}/{attention_movie}.log",
-    cache: True
-    conda:
-        "../envs/psybench.yaml"
-    # one core: its chunks in 2 threads gave the same bits but kept the other core idle
-    # in a 2-core run (a 2-thread job waits for both; issue 15)
-    threads: 1
-    resources:
-        mem_mb=1000,
-    params:
-        family=get_attention_feature_family,
-        params=get_attention_feature_params,
-        chunk_frames=ATTENTION["chunk_frames"],
-        lags_ms=ATTENTION["lags_ms"],
-        code_hash=get_attention_feature_code,
-    script:
-        "../scripts/attention_features.py"
+# One job per movie writes every model's feature store (its own store, at its own path). Defined only
+# with the track on (a cached rule needs outputs).
+if ATTENTION_ON:
+
+    rule attention_features:
+        input:
+            stimulus="results/attention/stimuli/{attention_movie}.zarr",
+        output:
+            **ATTENTION_FEATURE_STORES,
+        log:
+            "logs/attention/features/{attention_movie}.log",
+        cache: True
+        conda:
+            "../envs/psybench.yaml"
+        # one core: its chunks in 2 threads gave the same bits but kept the other core idle
+        # in a 2-core run (a 2-thread job waits for both cores; issue 15)
+        threads: 1
+        resources:
+            mem_mb=1000,
+        params:
+            stores=get_attention_feature_batch,
+            chunk_frames=ATTENTION["chunk_frames"],
+            lags_ms=ATTENTION["lags_ms"],
+        script:
+            "../scripts/attention_features.py"
 
 
 rule attention_control_scanpaths:
@@ -175,10 +176,36 @@ rule attention_evaluate:
         "../scripts/attention_evaluate.py"
 
 
+# One job per training movie (its pairs' rows, next to its evaluation part), then one join.
+if ATTENTION_ON:
+
+    rule attention_metrics_part:
+        input:
+            features=get_attention_train_features,
+            gaze=get_attention_part_gaze,
+        output:
+            table="results/attention/metrics/{attention_train}.csv",
+            parquet="results/attention/metrics/{attention_train}.parquet",
+        log:
+            "logs/attention/metrics/{attention_train}.log",
+        benchmark:
+            "logs/benchmarks/attention_metrics_part/{attention_train}.tsv"
+        conda:
+            "../envs/psybench.yaml"
+        params:
+            feature_stores=get_attention_metrics_part_stores,
+            gaze_tables=get_attention_gaze_tables(),
+            models=get_attention_rows(),
+            pairs=ATTENTION["pairs"],
+            settings=get_attention_metrics_settings(),
+            code_hash=ATTENTION_CODE["metrics"],
+        script:
+            "../scripts/attention_metrics_part.py"
+
+
 rule attention_metrics:
     input:
-        features=get_attention_feature_inputs,
-        gaze=list(get_attention_gaze_tables().values()),
+        parts=list(get_attention_metrics_parts().values()),
     output:
         table="results/attention/metrics.csv",
         parquet="results/attention/metrics.parquet",
@@ -189,12 +216,10 @@ rule attention_metrics:
     conda:
         "../envs/psybench.yaml"
     params:
-        feature_stores=get_attention_feature_stores(),
-        gaze_tables=get_attention_gaze_tables(),
+        parts=get_attention_metrics_parts(),
         models=get_attention_rows(),
         pairs=ATTENTION["pairs"],
-        settings=get_attention_metrics_settings(),
-        code_hash=ATTENTION_CODE["metrics"],
+        code_hash=ATTENTION_CODE["metrics_gather"],
     script:
         "../scripts/attention_metrics.py"
 

@@ -39,10 +39,12 @@ ATTENTION_CODE = {
         [
             "psybench.attention.metrics",
             "psybench.attention.map_metrics",
+            "psybench.attention.stack_metrics",
             "psybench.attention.tuning",
             "psybench.attention.movies",
         ]
     ),
+    "metrics_gather": code_hash(["psybench.attention.metrics", "psybench.io.tables"]),
     # the track's rows of the cross-track long score table
     "score_rows": code_hash(
         ["psybench.attention.score_rows", "psybench.attention.metrics", "psybench.aggregate", "psybench.io"]
@@ -83,20 +85,24 @@ def get_attention_gaze_files(wildcards):
     return list(gaze) if isinstance(gaze, (list, tuple)) else [gaze]
 
 
-def get_attention_feature_family(wildcards):
-    """Registered name or `package.module:function` of the feature store's saliency model."""
-    return ATTENTION_FEATURES[wildcards.attention_features].family
+# The feature stores of a movie, one per feature key, named store0, store1, ... (Snakemake's cache
+# takes several outputs only when named; a key such as "pkg.mod.fn-1a2b3c4d" is no Python name).
+ATTENTION_FEATURE_STORES = {
+    f"store{i}": directory(f"results/attention/features/{key}/{{attention_movie}}.zarr")
+    for i, key in enumerate(ATTENTION_FEATURES)
+}
 
 
-def get_attention_feature_params(wildcards):
-    """The saliency model's parameters, defaults filled."""
-    return dict(ATTENTION_FEATURES[wildcards.attention_features].spec.params)
-
-
-def get_attention_feature_code(wildcards):
-    """Hash of the feature code and of the saliency model's own module (a user's too)."""
-    model_module = ATTENTION_FEATURES[wildcards.attention_features].spec.algorithm.function.__module__
-    return code_hash(["psybench.attention.features", "psybench.io.store", *callable_modules(model_module)])
+def get_attention_feature_batch(wildcards):
+    """Every feature store of a movie: [{out, model (family), params (defaults filled), code_hash}], where
+    code_hash covers the feature code and the saliency model's own module (a user's too)."""
+    out = []
+    for key, m in ATTENTION_FEATURES.items():
+        modules = callable_modules(m.spec.algorithm.function.__module__)
+        path = f"results/attention/features/{key}/{wildcards.attention_movie}.zarr"
+        code = code_hash(["psybench.attention.features", "psybench.io.store", *modules])
+        out.append({"out": path, "model": m.family, "params": dict(m.spec.params), "code_hash": code})
+    return out
 
 
 def get_attention_feature_stores(wildcards=None):
@@ -166,6 +172,18 @@ def get_attention_train_features(wildcards):
 
 def get_attention_part_gaze(wildcards):
     return [f"results/attention/gaze/{m}.csv" for m in _attention_part_movies(wildcards)]
+
+
+def get_attention_metrics_part_stores(wildcards):
+    """{movie: {model name: feature store}} of a training movie and its test movies (a metrics part)."""
+    stores = get_attention_feature_stores()
+    return {mv: stores[mv] for mv in _attention_part_movies(wildcards)}
+
+
+def get_attention_metrics_parts():
+    """{training movie: its metrics part}, the training movies in the order of the pairs."""
+    trains = dict.fromkeys(tr for tr, _te in ATTENTION["pairs"]) if ATTENTION_ON else {}
+    return {tr: f"results/attention/metrics/{tr}.csv" for tr in trains}
 
 
 def get_attention_scanpath_features(wildcards):

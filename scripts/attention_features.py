@@ -1,4 +1,4 @@
-"""Snakemake script of rule attention_features: base maps of one movie for one saliency model."""
+"""Snakemake script of rule attention_features: base maps of one movie for every saliency model."""
 import os
 import sys
 
@@ -6,9 +6,8 @@ sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # BLAS threads fight the rule's own threads
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-from psybench.attention.features import write_feature_store  # noqa: E402
+from psybench.attention.features import write_feature_stores  # noqa: E402
 
-write_feature_store(snakemake.input.stimulus, snakemake.output.store,  # noqa: F821
-                    model=snakemake.params.family, chunk_frames=snakemake.params.chunk_frames,  # noqa: F821
-                    lags_ms=snakemake.params.lags_ms, num_workers=snakemake.threads,  # noqa: F821
-                    code_hash=snakemake.params.code_hash, **snakemake.params.params)  # noqa: F821
+write_feature_stores(snakemake.input.stimulus, snakemake.params.stores,  # noqa: F821
+                     chunk_frames=snakemake.params.chunk_frames, lags_ms=snakemake.params.lags_ms,  # noqa: F821
+                     num_workers=snakemake.threads)  # noqa: F821

@@ -175,3 +175,63 @@ def test_one_job_per_training_movie_writes_each_rows_part(small_movie, tmp_path,
         assert len(pd.read_csv(p["table"])) == 2 * len(ev.GROUPS)  # A on A, A on B
         assert p["table"].read_bytes() == (tmp_path / "t.csv").read_bytes()
         assert p["curves"].read_bytes() == (tmp_path / "c.csv").read_bytes()
+
+
+def test_metrics_parts_joined_are_the_whole_table(small_movie, tmp_path, monkeypatch):
+    """run_metrics(train=) per training movie, joined by gather_metrics: the bytes of run_metrics on all pairs."""
+    from psybench.attention import metrics
+
+    m = small_movie
+    other = MovieData("B", m.maps[::-1].copy(), m.frames_per_s, m.source_size, m.gaze.assign(movie="B"), "pyramid")
+    data = {"A": m, "B": other}
+    loaded = []
+    monkeypatch.setattr(metrics, "load_movies", lambda stores, _g, **_k: loaded.append(sorted(stores)) or {
+        mv: {label: data[mv] for label in labels} for mv, labels in stores.items()})
+    stores = {mv: {"p1": f"{mv}.zarr", "p3": f"{mv}.zarr"} for mv in data}
+    models = [{"features": "p3", "L": 3}, {"features": "p1", "L": 1}]
+    pairs = [("B", "A"), ("A", "A"), ("B", "B")]
+    settings = dict(models=models, pairs=pairs, n_negatives=3, n_splits=4, seed=2)
+    metrics.run_metrics(stores, {}, out=tmp_path / "whole.csv", **settings)
+    parts = {tr: tmp_path / f"{tr}.csv" for tr in ("B", "A")}
+    for tr, path in parts.items():
+        metrics.run_metrics(stores, {}, out=path, train=tr, **settings)
+    assert loaded[1:] == [["A", "B"], ["A"]]  # a part loads only its pairs' movies
+    metrics.gather_metrics(parts, models=models, pairs=pairs, out=tmp_path / "joined.csv")
+    for ext in (".csv", ".parquet"):
+        assert (tmp_path / f"joined{ext}").read_bytes() == (tmp_path / f"whole{ext}").read_bytes()
+    with pytest.raises(ValueError, match="no metrics part of training movie 'B'"):
+        metrics.gather_metrics({"A": parts["A"]}, models=models, pairs=pairs, out=tmp_path / "x.csv")
+    with pytest.raises(ValueError, match="no pair training on movie 'C'"):
+        metrics.run_metrics(stores, {}, out=tmp_path / "y.csv", train="C", **settings)
+
+
+def test_score_frames_equal_the_per_map_functions_to_the_bit():
+    """score_frames scores all maps and frames at once (stack_metrics); each number must be the per-map
+    function's, bit for bit, on ties, constant maps, negative maps and frames with 1-3 fixated cells."""
+    from psybench.attention import map_metrics as mm
+    from psybench.attention import metrics as M
+
+    rng = np.random.default_rng(8)
+    counts = np.zeros((7, 6, 8))
+    for t, n in enumerate([1, 2, 0, 3, 1, 2, 1]):
+        counts[t].flat[rng.choice(48, n, replace=False)] = rng.integers(1, 3, n)
+    maps = rng.random((4, 7, 6, 8))
+    maps[1] = np.round(maps[1] * 3)  # many ties
+    maps[2, 3] = 0.7  # a constant map
+    maps[3] -= 0.5  # negative values
+    got = M.score_frames(maps, counts, n_splits=7, seed=3)
+    total, base, dens = counts.sum(0), M.centre_baseline((6, 8)), M.fixation_density(counts)
+    for m in range(4):
+        per = {k: [] for k in M.METRIC_DIRECTIONS}
+        for t in np.flatnonzero(counts.sum((1, 2))):
+            s, f = maps[m, t], counts[t]
+            nb = mm.borji_negatives(48, int((f > 0).sum()), n_splits=7, seed=3 + t)
+            ns = mm.shuffled_negatives(f, total - f, n_splits=7, seed=3 + t)
+            for k, v in (("AUC-Judd", mm.auc_judd(s, f)), ("AUC-Borji", mm.auc_borji(s, f, negatives=nb)),
+                         ("sAUC", mm.auc_shuffled(s, f, total - f, negatives=ns)), ("NSS", mm.nss(s, f)),
+                         ("CC", mm.cc(s, dens[t])), ("KL", mm.kl_div(s, dens[t])),
+                         ("SIM", mm.similarity(s, dens[t])), ("IG", mm.information_gain(s, f, base))):
+                per[k].append(v)
+        for k, v in per.items():
+            want = float(np.nanmean(v)) if np.isfinite(v).any() else float("nan")
+            assert np.array_equal(got[m][k], want, equal_nan=True), (m, k, got[m][k], want)

@@ -93,3 +93,25 @@ def test_feature_store_roundtrip(tmp_path):
     assert store.attrs["features"]["model"] == "pyramid" and store.attrs["lags_ms"] == [100.0, 300.0]
     with pytest.raises(ValueError, match="saliency model .deep. is not one of"):
         feature_maps(np.zeros((2, 30, 40)), model="deep")
+
+
+def test_one_job_writes_every_models_store_as_written_alone(tmp_path):
+    """write_feature_stores (the workflow's one job per movie) writes each store's files as write_feature_store
+    alone does."""
+    import shutil
+
+    from psybench.attention.features import write_feature_stores
+
+    stim = write_popout_store(tmp_path / "s.zarr", n_frames=6, seed=0)
+    specs = [{"out": tmp_path / "b" / "raw.zarr", "model": "raw", "code_hash": "h1"},
+             {"out": tmp_path / "b" / "pyr.zarr", "model": "pyramid", "params": {"levels": 2}, "code_hash": "h2"}]
+    write_feature_stores(stim, specs, chunk_frames=4)
+    for s in specs:
+        alone = write_feature_store(stim, tmp_path / "alone.zarr", model=s["model"], chunk_frames=4,
+                                    code_hash=s["code_hash"], **s.get("params", {}))
+        files = sorted(p.relative_to(alone) for p in alone.rglob("*") if p.is_file())
+        assert files == sorted(p.relative_to(s["out"]) for p in s["out"].rglob("*") if p.is_file())
+        for f in files:
+            assert (alone / f).read_bytes() == (s["out"] / f).read_bytes(), f
+        assert open_store(s["out"]).attrs["code_hash"] == s["code_hash"]
+        shutil.rmtree(alone)

@@ -53,6 +53,9 @@ def test_attention_rules_run_and_are_up_to_date(harness, completed_attention_wor
     assert pd.read_csv(tmp_path / "results/attention/evaluate/raw/L1/A/table.csv").equals(table)
     # one job per training movie writes the parts of every model row (issue 15)
     assert (tmp_path / "logs/benchmarks/attention_evaluate_part/A.tsv").is_file()
+    # the metrics too, one part per training movie, joined by attention_metrics
+    assert pd.read_csv(tmp_path / "results/attention/metrics/A.csv").equals(metrics)
+    assert (tmp_path / "logs/benchmarks/attention_metrics_part/A.tsv").is_file()
     dry = _snakemake(harness, tmp_path, "-n")
     assert "Nothing to be done" in dry.stdout + dry.stderr
 

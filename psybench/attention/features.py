@@ -55,7 +55,7 @@ from psybench.io.store import ArraySpec, open_store, write_store
 from psybench.model_checks import check_maps, model_failure, read_only
 from psybench.registry import get_algorithm, list_algorithms, load_callable
 
-__all__ = ["saliency_function", "channel_names", "feature_maps", "write_feature_store"]
+__all__ = ["saliency_function", "channel_names", "feature_maps", "write_feature_store", "write_feature_stores"]
 
 
 def saliency_function(model: str | Callable[..., Any]) -> tuple[str, Callable[..., Any]]:
@@ -178,3 +178,29 @@ def write_feature_store(
         out, {"maps": ArraySpec(maps, ("t", "y", "x", "channel"), attrs={"channels": names})}, attrs,
         num_workers=num_workers, coords=grid_coords(attrs, maps.shape[0]),
     )
+
+
+def write_feature_stores(
+    stimulus: str | os.PathLike,
+    stores: list[Mapping[str, Any]],
+    *,
+    chunk_frames: int = CHUNK_FRAMES,
+    lags_ms: tuple[float, ...] = LAGS_MS,
+    num_workers: int | None = None,
+) -> list[Path]:
+    """:func:`write_feature_store` of one stimulus for several saliency models, in one process.
+
+    The workflow's one job per movie: the interpreter, imports and stimulus check are
+    paid once for every model instead of once per model; each store is the one
+    :func:`write_feature_store` writes alone (it is called in turn).
+
+    Parameters
+    ----------
+    stores : list of mappings with keys ``out`` (store path), ``model`` (family),
+        ``params`` (its keyword parameters) and ``code_hash``
+    """
+    return [
+        write_feature_store(stimulus, s["out"], model=s["model"], chunk_frames=chunk_frames, lags_ms=lags_ms,
+                            num_workers=num_workers, code_hash=s.get("code_hash"), **dict(s.get("params") or {}))
+        for s in stores
+    ]

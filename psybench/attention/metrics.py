@@ -71,6 +71,7 @@ __all__ = [
     "loo_ceiling",
     "observer_counts",
     "run_metrics",
+    "gather_metrics",
 ]
 
 METRIC_DIRECTIONS = {
@@ -137,33 +138,47 @@ def score_frames(
     if stack.ndim != 4 or stack.shape[1:] != counts.shape or counts.ndim != 3:
         raise ValueError(f"maps {maps.shape} and fixation counts {counts.shape} must be (T, H, W) "
                          "(maps also (M, T, H, W))")
+    from psybench.attention.stack_metrics import score_stack
+
     total = counts.sum(0)
     base = centre_baseline(stack.shape[2:])
-    rows: list[dict[str, list[float]]] = [{k: [] for k in METRIC_DIRECTIONS} for _ in stack]
     densities = fixation_density(counts, sigma=density_sigma)  # every frame's, blurred one by one in one call
-    for t in range(counts.shape[0]):
+    frames = [t for t in range(counts.shape[0]) if counts[t].sum() != 0]
+    negs = {}  # frame -> its AUC negatives, drawn with seed + t (one draw serves every map)
+    for t in frames:
         f = counts[t]
-        if f.sum() == 0:
-            continue
-        dens = densities[t]
-        neg_b = borji_negatives(f.size, int((f > 0).sum()), n_splits=n_splits, seed=seed + t)
-        neg_s = shuffled_negatives(f, total - f, n_splits=n_splits, seed=seed + t)
-        for m, out in zip(stack, rows):
-            s = m[t]
-            vals = {
-                "AUC-Judd": auc_judd(s, f),
-                "AUC-Borji": auc_borji(s, f, negatives=neg_b),
-                "sAUC": auc_shuffled(s, f, total - f, negatives=neg_s) if neg_s is not None else float("nan"),
-                "NSS": nss(s, f),
-                "CC": cc(s, dens),
-                "KL": kl_div(s, dens),
-                "SIM": similarity(s, dens),
-                "IG": information_gain(s, f, base),
-            }
+        negs[t] = (borji_negatives(f.size, int((f > 0).sum()), n_splits=n_splits, seed=seed + t),
+                   shuffled_negatives(f, total - f, n_splits=n_splits, seed=seed + t))
+    M, K = len(stack), counts[0].size
+    values = {k: np.full((M, len(frames)), np.nan) for k in METRIC_DIRECTIONS}  # per map, in frame order
+    groups: dict[tuple[int, int], list[int]] = {}  # frames with as many fixated cells and sAUC negatives
+    for i, t in enumerate(frames):
+        neg_s = negs[t][1]
+        groups.setdefault((negs[t][0].shape[1], -1 if neg_s is None else neg_s.shape[1]), []).append(i)
+    for (_n, k_s), members in groups.items():  # every map of these frames at once (stack_metrics)
+        for a in range(0, len(members), FRAME_BLOCK):
+            idx = np.array(members[a : a + FRAME_BLOCK])
+            ts = np.array(frames)[idx]
+            vals = score_stack(
+                stack[:, ts].reshape(M * len(ts), K), _per_map(counts[ts].reshape(len(ts), K) > 0, M),
+                _per_map(densities[ts].reshape(len(ts), K), M), base.ravel(),
+                borji=_per_map(np.stack([negs[t][0] for t in ts]), M),
+                shuffled=None if k_s < 0 else _per_map(np.stack([negs[t][1] for t in ts]), M),
+            )
             for k, v in vals.items():
-                out[k].append(v)
+                values[k][:, idx] = v.reshape(M, len(ts))
+    rows = [{k: values[k][m] for k in METRIC_DIRECTIONS} for m in range(M)]
     means = [{k: _nanmean(v) for k, v in r.items()} for r in rows]
     return means[0] if single else means
+
+
+#: Frames scored together in :func:`score_frames` (all maps of each): bounds the comparison arrays.
+FRAME_BLOCK = 32
+
+
+def _per_map(x: np.ndarray, M: int) -> np.ndarray:
+    """Frame arrays (n, ...) repeated for each of M maps: (M * n, ...), map-major like the maps' rows."""
+    return np.broadcast_to(x[None], (M, *x.shape)).reshape(M * len(x), *x.shape[1:])
 
 
 def _nanmean(values) -> float:
@@ -220,6 +235,7 @@ def run_metrics(
     models: Sequence[Mapping[str, Any]],
     pairs: Sequence[tuple[str, str]],
     out: str | os.PathLike,
+    train: str | None = None,
     lags_ms: Sequence[float] = LAGS_MS,
     n_negatives: int = N_NEGATIVES,
     min_dist_frac: float = MIN_DIST_FRAC,
@@ -242,7 +258,18 @@ def run_metrics(
     frames of the test movie, :func:`loo_ceiling`). ``model`` is ``"<features> L=<L> <tuning>"``.
     ``in_memory_mb``: see :func:`psybench.attention.movies.load_movie` (default
     :data:`~psybench.attention.defaults.IN_MEMORY_MB`).
+
+    ``train``: only the pairs training on this movie (a part of the table, one job per
+    training movie in the workflow; :func:`gather_metrics` joins the parts). Each pair's
+    rows depend on that pair alone (its maps, fixations, ceiling and per-frame seeds),
+    so the parts hold the very rows of the whole table.
     """
+    if train is not None:
+        pairs = [(tr, te) for tr, te in pairs if tr == train]
+        if not pairs:
+            raise ValueError(f"attention.pairs has no pair training on movie {train!r}")
+        used = {m for pair in pairs for m in pair}
+        feature_stores = {m: stores for m, stores in feature_stores.items() if m in used}
     ceilings: dict[tuple[str, bool], dict[str, float]] = {}
     in_memory_mb = IN_MEMORY_MB if in_memory_mb is None else in_memory_mb
     movies = load_movies(feature_stores, gaze_tables, in_memory_mb=in_memory_mb)
@@ -290,6 +317,40 @@ def run_metrics(
                         "direction": METRIC_DIRECTIONS[metric], "features": features, "L": L,
                         "tuning": tuning, "train": tr, "test": te, "ceiling": ceiling[metric],
                     })
+    table = pd.DataFrame(rows)
+    write_table(table, out)
+    return table
+
+
+def gather_metrics(
+    parts: Mapping[str, str | os.PathLike],
+    *,
+    models: Sequence[Mapping[str, Any]],
+    pairs: Sequence[tuple[str, str]],
+    out: str | os.PathLike,
+) -> pd.DataFrame:
+    """Join the parts of :func:`run_metrics` (``train=``) into the table :func:`run_metrics` writes for all pairs.
+
+    Parameters
+    ----------
+    parts : mapping training movie -> its part's table path
+    models, pairs : as given to :func:`run_metrics`; the rows come in their order
+        (model, then pair, then tuning and metric as in the part).
+    """
+    from psybench.io.tables import read_table
+
+    read = {tr: read_table(path) for tr, path in parts.items()}
+    rows = []
+    for model in models:
+        features, L = model["features"], int(model["L"])
+        for tr, te in pairs:
+            if tr not in read:
+                raise ValueError(f"no metrics part of training movie {tr!r}")
+            t = read[tr]
+            sel = t[(t["features"] == features) & (t["L"] == L) & (t["train"] == tr) & (t["test"] == te)]
+            if sel.empty:
+                raise ValueError(f"metrics part of {tr!r} has no rows of model {features!r} L={L} tested on {te!r}")
+            rows.extend(sel.to_dict("records"))  # Python scalars: the frame is built as run_metrics builds it
     table = pd.DataFrame(rows)
     write_table(table, out)
     return table
