@@ -20,6 +20,16 @@ def test_average_ranks_hand_computed_with_ties_and_directions():
     np.testing.assert_array_equal(r.count, [2, 2, 2])
 
 
+def test_average_ranks_are_scipys_rankdata_to_the_bit():
+    """The NumPy tie averaging gives scipy.stats.rankdata(method="average")'s values (ties, infinities, -0.0)."""
+    rng = np.random.default_rng(3)
+    special = rng.choice([-np.inf, 0.0, -0.0, 1.0, np.inf], 40)
+    F = np.column_stack([rng.integers(0, 4, 40), rng.normal(size=40), special])
+    r = average_ranks(F, directions=["min", "max", "min"])
+    want = np.column_stack([stats.rankdata(F[:, 0]), stats.rankdata(-F[:, 1]), stats.rankdata(F[:, 2])])
+    assert r.ranks.dtype == want.dtype and r.ranks.tobytes() == want.tobytes()
+
+
 def test_average_ranks_missing_policies():
     F = np.array([[1.0, np.nan], [2.0, 5.0], [3.0, 4.0], [np.nan, np.nan]])
     r = average_ranks(F)

@@ -365,3 +365,21 @@ def test_builtin_bio_models_skip_p_and_keep_the_same_flow(stimulus, tmp_path, al
     without = open_store(run_motion_model(spec, path, tmp_path / "nop.zarr", write_population=False))
     assert "p" in with_p.arrays and "p" not in without.arrays
     np.testing.assert_array_equal(with_p["flow"].compute(), without["flow"].compute())
+
+
+def test_a_response_job_reads_its_stimulus_without_dask(stimulus, tmp_path):
+    """The frames are read with Zarr: a response job's process imports no Dask (about 0.9 s of its start-up),
+    and the flow is the one read through a Dask array (the frames' values are the same)."""
+    import subprocess
+    import sys
+
+    path, frames = stimulus
+    out = tmp_path / "job" / "texture.zarr"
+    code = ("import sys\nfrom psybench.motion.responses import run_motion_model\n"
+            f"run_motion_model({{'name': 'dis', 'algorithm': 'dis', 'params': {{}}}}, {str(path)!r}, {str(out)!r})\n"
+            "print(sorted(m for m in ('dask', 'xarray') if m in sys.modules))")
+    job = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert job.stdout.strip() == "[]", job.stdout + job.stderr
+    spec = resolve_model({"name": "dis", "algorithm": "dis"})
+    blocks = motion_response_blocks(spec, open_store(path)["frames"], Display(width_px=W, height_px=H))
+    np.testing.assert_array_equal(np.asarray(open_store(out)["flow"]), np.concatenate([b["flow"] for b in blocks]))

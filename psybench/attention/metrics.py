@@ -26,7 +26,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import ndimage
 
 from psybench.attention.defaults import DENSITY_SIGMA, IN_MEMORY_MB, LAGS_MS, MIN_DIST_FRAC, N_NEGATIVES, N_SPLITS, SEED
 from psybench.attention.map_metrics import (
@@ -92,6 +91,8 @@ def fixation_density(counts: np.ndarray, *, sigma: float = DENSITY_SIGMA) -> np.
     ``counts``: shape (H, W), or (..., H, W) for a stack of maps blurred one by one
     (the same numbers as map by map, in one call).
     """
+    from scipy import ndimage  # here: the Table 1 gather and the score rows import this module, and blur nothing
+
     return ndimage.gaussian_filter(np.asarray(counts, np.float64), sigma=sigma, mode="constant", axes=(-2, -1))
 
 

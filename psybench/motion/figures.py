@@ -18,7 +18,6 @@ import numpy as np  # noqa: E402
 
 from psybench.io.atomic import atomic_output  # noqa: E402
 from psybench.io.integrity import open_group, verify_store  # noqa: E402
-from psybench.io.tables import read_csv_checked  # noqa: E402
 from psybench.motion import EXPERIMENTS  # noqa: E402
 
 __all__ = ["stimuli_montage", "flow_figure", "direction_error_figure", "model_figures", "save_png"]
@@ -206,6 +205,7 @@ def direction_error_figure(
     (``config/literature.yaml``) the human reference is drawn next to the
     model's curve in green, labelled with its source (see :func:`_draw_human`).
     """
+    from psybench.io.tables import read_csv_checked  # here, as in barberpole_figure: the frames' figures need no pandas
     from psybench.motion.literature import load_literature
 
     literature = load_literature(literature_path) if literature_path else None
@@ -309,6 +309,8 @@ def barberpole_figure(score_csvs: Sequence[str | os.PathLike], out: str | os.Pat
     in the score details' ``stimuli``), one line per direction.
     """
     import json
+
+    from psybench.io.tables import read_csv_checked
 
     fig, ax = plt.subplots(figsize=(5.0, 3.6))
     span = None
