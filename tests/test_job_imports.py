@@ -36,8 +36,7 @@ sys.meta_path.insert(0, Spy())
 print(json.dumps(first))
 """
 
-FIGURES = ["motion_figures_barberpole", "motion_figures_direction_error", "motion_figures_flow",
-           "motion_figures_stimuli"]
+FIGURES = ["motion_figures_barberpole", "motion_figures_model", "motion_figures_stimuli"]
 # the jobs that build Dask arrays (attention_features) are left out; every other script is in one group
 CASES = {
     "every other script: no Dask, SciPy, Zarr or matplotlib before its work": (
