@@ -103,6 +103,8 @@ class RssSampler(threading.Thread):
                         continue  # another workflow on the same machine
                     if "python" not in os.path.basename(os.readlink(d / "exe")):
                         continue  # the shell Snakemake starts the script from (same command line)
+                    if "timelimit.py" in cmd.split(" -- ")[0]:
+                        continue  # the job's watchdog (psybench/io/timelimit.py), a python process too
                     status = (d / "status").read_text()
                     cpu = _cpu_s((d / "stat").read_text())
                 except (OSError, IndexError, ValueError):
