@@ -64,6 +64,7 @@ import numpy as np
 
 from psybench.motion.display import Display
 from psybench.motion.models import filters
+from psybench.motion.models import v1mt_kernels as kernels
 from psybench.motion.models.filters import downsample_frames
 from psybench.motion.models.motion_energy import (
     speeds_px_per_frame,
@@ -74,20 +75,6 @@ from psybench.motion.population import direction_pooling
 from psybench.registry import register
 
 __all__ = ["tlapale_v1mt"]
-
-
-def _shift_bilinear(img: np.ndarray, dx: float, dy: float, pad: int) -> np.ndarray:
-    """``J(x) = img(x - d)`` by bilinear interpolation; ``img`` is pre-padded by ``pad`` (edge)."""
-    h, w = img.shape[0] - 2 * pad, img.shape[1] - 2 * pad
-    sx, sy = -dx, -dy  # sample position offset
-    x0, y0 = math.floor(sx), math.floor(sy)
-    fx, fy = sx - x0, sy - y0
-    ys, xs = pad + y0, pad + x0
-    a = img[ys:ys + h, xs:xs + w]
-    b = img[ys:ys + h, xs + 1:xs + 1 + w]
-    c = img[ys + 1:ys + 1 + h, xs:xs + w]
-    d = img[ys + 1:ys + 1 + h, xs + 1:xs + 1 + w]
-    return (1 - fy) * ((1 - fx) * a + fx * b) + fy * ((1 - fx) * c + fx * d)
 
 
 class _V1MT:
@@ -143,25 +130,14 @@ class _V1MT:
             return np.zeros((h, nv, w), np.float32)
         m = len(self.hist)  # frames back (<= lag): m v is the expected displacement
         prev = np.pad(self.hist[0], self.pad, mode="edge")
-        d = np.empty((nv,) + cur.shape, np.float32)
-        for k, (u, v) in enumerate(self.vel):
-            diff = cur - _shift_bilinear(prev, m * u / self.dsm, m * v / self.dsm, self.pad)
-            d[k] = diff * diff
-        if self.pool > 1:  # box-pool to the model grid first (cheaper), then the residual blur
-            q = self.pool
-            acc = np.zeros((nv, h, w), np.float32)
-            for i in range(q):
-                for j in range(q):
-                    acc += d[:, i::q, j::q]
-            d = acc / (q * q)
-        d = np.ascontiguousarray(d.transpose(1, 0, 2))  # (h, V, w)
+        offsets, weights = kernels.bilinear_weights(m * self.vel / self.dsm, self.pad)
+        d = np.empty((h, nv, w), np.float32)  # squared differences, box-pooled to the model grid
+        kernels.matching_energy(cur, prev, offsets, weights, self.pool, d)
         if self.match_kernel is not None:
             d = filters.correlate_y(filters.correlate_x(d, self.match_kernel), self.match_kernel)
-        mean = d.mean(axis=1, keepdims=True)
-        rel = np.divide(d, mean + 1e-12, out=d)
-        rel -= rel.min(axis=1, keepdims=True)
-        rel *= np.float32(-self.p["beta"])
-        like = np.exp(rel, out=rel)  # max over v is exactly 1
+        mean = np.empty((h, 1, w), np.float32)
+        kernels.likelihood_rescale(d, np.float32(1e-12), np.float32(-self.p["beta"]), mean)  # D / mean_v D - min
+        like = np.exp(d, out=d)  # max over v is exactly 1
         like *= mean / (mean + self.p["c50"] ** 2)  # input contrast gain
         return like
 
@@ -178,49 +154,34 @@ class _V1MT:
         gy = np.exp(-np.diff(lum, axis=0) ** 2 / s2).astype(np.float32)  # (h-1, w)
         return gx, gy
 
-    def diffusion(self, r: np.ndarray, gx: np.ndarray, gy: np.ndarray) -> np.ndarray:
-        """``sum_y w(x, y) (r(y) - r(x))`` over the 4-neighbourhood of ``r`` (h, V, w) (no flux through the border)."""
-        out = np.zeros_like(r)
-        fx = gx[:, None, :] * (r[:, :, 1:] - r[:, :, :-1])
-        out[:, :, :-1] += fx
-        out[:, :, 1:] -= fx
-        fy = gy[:, None, :] * (r[1:] - r[:-1])
-        out[:-1] += fy
-        out[1:] -= fy
-        return out
-
     def step_frame(self, drive: np.ndarray, lum: np.ndarray) -> None:
         """Integrate one frame of the dynamics driven by ``drive`` (h, V, w) (exponential Euler, in place)."""
         p = self.p
         gx, gy = self.gates(lum)
         q = p["v1_exponent"]
-        a1, r1, r2 = self.a1, self.r1, self.r2
+        r1, r2 = self.r1, self.r2
+        f32 = np.float32
         for _ in range(self.n_sub):
-            np.multiply(r2, np.float32(p["feedback_gain"]), out=a1)  # a1 = S (1 + C r2)
-            a1 += 1.0
-            a1 *= drive
-            if q == 2:
-                a1 *= a1
-            elif q != 1:
+            if q in (1, 2):  # a1 = S (1 + C r2), normalised over v, and r1's relaxation in one pass
+                kernels.v1_update(r1, r2, drive, f32(p["feedback_gain"]), f32(p["sigma_v1"]), f32(self.e1), q == 2)
+            else:
+                a1 = np.multiply(r2, f32(p["feedback_gain"]), out=self.a1)
+                a1 += 1.0
+                a1 *= drive
                 np.power(a1, q, out=a1)
-            t1 = np.divide(a1, a1.mean(axis=1, keepdims=True) + p["sigma_v1"], out=a1)
-            r1 -= t1  # r1 = t1 + (r1 - t1) e1
-            r1 *= self.e1
-            r1 += t1
+                t1 = np.divide(a1, a1.mean(axis=1, keepdims=True) + p["sigma_v1"], out=a1)
+                r1 -= t1  # r1 = t1 + (r1 - t1) e1
+                r1 *= self.e1
+                r1 += t1
             across = r1 if self.pool_ring is None else filters.ring_mix(self.pool_ring, r1)
-            pooled = across.copy() if self.mt_kernel is None else filters.correlate_y(
+            pooled = across if self.mt_kernel is None else filters.correlate_y(
                 filters.correlate_x(across, self.mt_kernel), self.mt_kernel)
             if self.surround_on:
                 # stimulated area (deg^2) seen through the surround's peak-1 Gaussian window
                 ts = self.surround_y @ pooled.mean(axis=1) @ self.surround_x
                 self.s = ts + (self.s - ts) * self.es
-            t2 = np.divide(pooled, p["sigma_mt"], out=pooled)
-            if self.diff > 0:
-                t2 += self.diff * self.diffusion(r2, gx, gy)
-            r2 -= t2  # r2 = max(t2 + (r2 - t2) e2, 0)
-            r2 *= self.e2
-            r2 += t2
-            np.maximum(r2, 0.0, out=r2)
+            # r2 = max(t2 + (r2 - t2) e2, 0), t2 = pooled / sigma_2 + D (gated diffusion of r2)
+            kernels.mt_update(r2, pooled, gx, gy, f32(p["sigma_mt"]), f32(self.diff), f32(self.e2), self.diff > 0)
 
     def readout(self, with_p: bool = True) -> tuple[np.ndarray | None, np.ndarray]:
         """``p = m + r0`` (None unless ``with_p``) and its eq. 2 flow on the model grid, (h, w, V) and (h, w, 2).
