@@ -84,7 +84,20 @@ def _model_code_hash(spec):
     return code_hash(
         ["psybench.motion.responses", "psybench.registry", "psybench.motion.population", "psybench.io"]
         + callable_modules(model_module)
+        + _BIO_MODEL_HELPERS.get(model_module, [])
     )
+
+
+# the bio-inspired models' own helper modules: editing one reruns the models that use it
+_BIO_MODEL_HELPERS = {
+    "psybench.motion.models.motion_energy": ["psybench.motion.models.filters"],
+    "psybench.motion.models.v1mt": [
+        "psybench.motion.models.filters",
+        "psybench.motion.models.motion_energy",
+        "psybench.motion.models.v1mt_kernels",
+        "psybench.motion.models.flow.exact_jit",
+    ],
+}
 
 
 MOTION_MODEL_CODE = {name: _model_code_hash(spec) for name, spec in MOTION_MODELS.items()}

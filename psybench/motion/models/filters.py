@@ -17,7 +17,8 @@ import cv2
 import numpy as np
 
 __all__ = [
-    "gaussian_kernel", "correlate_x", "correlate_y", "gaussian_matrix", "channel_mix", "ring_mix", "downsample_frames",
+    "gaussian_kernel", "correlate_x", "correlate_y", "blur_channels", "gaussian_matrix", "channel_mix", "ring_mix",
+    "downsample_frames", "pool_cells", "upsample_blocks",
 ]
 
 _ONE = np.ones((1, 1), np.float32)
@@ -40,22 +41,43 @@ def _as_column(kernel: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(kernel, dtype=np.float32).reshape(-1, 1)
 
 
-def correlate_x(x: np.ndarray, kernel: np.ndarray) -> np.ndarray:
+def correlate_x(x: np.ndarray, kernel: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """Correlate every image of a C-contiguous float32 stack ``(..., w)`` with ``kernel`` along its last axis.
 
-    Borders replicate (``mode="nearest"``). Returns a new array of the same shape.
+    Borders replicate (``mode="nearest"``). Returns a new array of the same shape, or
+    ``out`` (C-contiguous, same shape, not ``x``) filled: a reused buffer spares the
+    page faults of a fresh large array.
     """
     flat = x.reshape(-1, x.shape[-1])
-    return cv2.sepFilter2D(flat, -1, _as_column(kernel), _ONE, borderType=cv2.BORDER_REPLICATE).reshape(x.shape)
+    dst = None if out is None else out.reshape(flat.shape)
+    res = cv2.sepFilter2D(flat, -1, _as_column(kernel), _ONE, dst=dst, borderType=cv2.BORDER_REPLICATE)
+    return res.reshape(x.shape) if out is None else out
 
 
-def correlate_y(x: np.ndarray, kernel: np.ndarray) -> np.ndarray:
+def correlate_y(x: np.ndarray, kernel: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """Correlate a C-contiguous float32 stack ``(h, ...)`` with ``kernel`` along its first axis (rows).
 
-    Borders replicate (``mode="nearest"``). Returns a new array of the same shape.
+    Borders replicate (``mode="nearest"``). Returns a new array of the same shape, or
+    ``out`` (C-contiguous, same shape, not ``x``) filled.
     """
     flat = x.reshape(x.shape[0], -1)
-    return cv2.sepFilter2D(flat, -1, _ONE, _as_column(kernel), borderType=cv2.BORDER_REPLICATE).reshape(x.shape)
+    dst = None if out is None else out.reshape(flat.shape)
+    res = cv2.sepFilter2D(flat, -1, _ONE, _as_column(kernel), dst=dst, borderType=cv2.BORDER_REPLICATE)
+    return res.reshape(x.shape) if out is None else out
+
+
+def blur_channels(x: np.ndarray, kernel: np.ndarray, work: np.ndarray) -> np.ndarray:
+    """Blur every image of a channel-first float32 stack ``(C, h, ...,  w)`` along ``x`` and ``y``, in place.
+
+    The same sums as :func:`correlate_y` of :func:`correlate_x` on the ``(h, C, ..., w)``
+    stack (each row, and each column, is filtered alone), without moving the channels:
+    along ``x`` into ``work`` (a C-contiguous buffer of ``x``'s shape), then along ``y``
+    channel by channel back into ``x``. Returns ``x``.
+    """
+    correlate_x(x, kernel, out=work)
+    for c in range(x.shape[0]):
+        correlate_y(work[c], kernel, out=x[c])
+    return x
 
 
 def channel_mix(matrix: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -129,3 +151,34 @@ def downsample_frames(frames: np.ndarray, factor: int) -> np.ndarray:
     rows = correlate_y(stack, kernel)[off::factor]
     blurred = correlate_x(np.ascontiguousarray(rows), kernel)[..., off::factor]
     return np.ascontiguousarray(np.moveaxis(blurred, 0, 1))
+
+
+def pool_cells(c: np.ndarray, q: int) -> np.ndarray:
+    """Mean over ``q x q`` cells of a (C, h, n, w) stack (edge-padded to whole cells)."""
+    ph, pw = (-c.shape[1]) % q, (-c.shape[3]) % q
+    if ph or pw:
+        c = np.pad(c, ((0, 0), (0, ph), (0, 0), (0, pw)), mode="edge")
+    acc = c[:, 0::q, :, 0::q].copy()
+    for i in range(q):
+        for j in range(q):
+            if i or j:
+                acc += c[:, i::q, :, j::q]
+    acc *= np.float32(1.0 / (q * q))
+    return acc
+
+
+def upsample_blocks(x: np.ndarray, factor: int, height: int, width: int) -> np.ndarray:
+    """Replicate each internal grid cell over a ``factor x factor`` block; crop to (H, W).
+
+    ``x`` has shape ``(t, h, w, ...)``. Block replication (not interpolation) keeps
+    ``flow == eq. 2 of p`` pixel by pixel and compresses well in the response store.
+    """
+    if factor == 1:
+        return x[:, :height, :width]
+    t, h, w = x.shape[:3]
+    out = np.empty((t, h, factor, w, factor) + x.shape[3:], dtype=x.dtype)
+    out[...] = x[:, :, None, :, None]  # one broadcast copy (faster than two np.repeat)
+    out = out.reshape((t, h * factor, w * factor) + x.shape[3:])
+    if out.shape[1] != height or out.shape[2] != width:
+        out = np.ascontiguousarray(out[:, :height, :width])
+    return out

@@ -47,6 +47,7 @@ References
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from math import factorial
 
@@ -54,7 +55,7 @@ import numpy as np
 
 from psybench.motion.display import Display
 from psybench.motion.models import filters
-from psybench.motion.models.filters import downsample_frames
+from psybench.motion.models.filters import downsample_frames, pool_cells, upsample_blocks
 from psybench.motion.population import flow_from_distribution
 from psybench.registry import register
 
@@ -160,23 +161,6 @@ def _mt_weights(dirs: np.ndarray, vel_scaled: np.ndarray, power: float) -> np.nd
     return w.astype(np.float32)
 
 
-def upsample_blocks(x: np.ndarray, factor: int, height: int, width: int) -> np.ndarray:
-    """Replicate each internal grid cell over a ``factor x factor`` block; crop to (H, W).
-
-    ``x`` has shape ``(t, h, w, ...)``. Block replication (not interpolation) keeps
-    ``flow == eq. 2 of p`` pixel by pixel and compresses well in the response store.
-    """
-    if factor == 1:
-        return x[:, :height, :width]
-    t, h, w = x.shape[:3]
-    out = np.empty((t, h, factor, w, factor) + x.shape[3:], dtype=x.dtype)
-    out[...] = x[:, :, None, :, None]  # one broadcast copy (faster than two np.repeat)
-    out = out.reshape((t, h * factor, w * factor) + x.shape[3:])
-    if out.shape[1] != height or out.shape[2] != width:
-        out = np.ascontiguousarray(out[:, :height, :width])
-    return out
-
-
 # --------------------------------------------------------------------------- the model
 class _MotionEnergy:
     """Pre-computed filters of one parameter setting (internal)."""
@@ -205,29 +189,39 @@ class _MotionEnergy:
         self.w_mt_t = np.ascontiguousarray(_mt_weights(self.dirs, vel_scaled, weight_power).T)  # (V, n_dir)
         self.mt_offset = float(mt_offset)
         self.velocities = np.asarray(velocities_px, np.float32)
+        self._work: dict[str, np.ndarray] = {}
         self.sigma_v1_sq = float(v1_c50) ** 2 * self._reference_energy()
         self.sigma_mt_sq = float(mt_c50) ** 2
 
-    # -- V1 (stacks in the (h, C, n, w) layout of :mod:`psybench.motion.models.filters`) -----
+    # -- V1 (channel-first stacks (C, h, n, w), blurred by psybench.motion.models.filters.blur_channels) --
+    def _buffer(self, name: str, shape: tuple[int, ...]) -> np.ndarray:
+        """A float32 work array of ``shape``, reused from block to block (no page faults of a fresh array)."""
+        size = math.prod(shape)
+        buf = self._work.get(name)
+        if buf is None or buf.size < size:
+            buf = self._work[name] = np.empty(size, np.float32)
+        return buf[:size].reshape(shape)
+
     def _v1_linear(self, hist: np.ndarray) -> np.ndarray:
-        """``hist`` (n + 2R, h, w) contrast frames -> steered responses ``L_n``, shape (h, n_dir, n, w)."""
+        """``hist`` (n + 2R, h, w) contrast frames -> steered responses ``L_n``, shape (n_dir, h, n, w) (reused)."""
         win = np.lib.stride_tricks.sliding_window_view(hist, self.kt.shape[0], axis=0)  # (n, h, w, 2R+1)
         tc = np.ascontiguousarray((win @ self.kt).transpose(3, 1, 0, 2))  # (4, h, n, w): temporal orders 0..3
-        basis = np.empty((len(_BASIS),) + tc.shape[1:], np.float32)  # (10, h, n, w)
+        basis = self._buffer("basis", (len(_BASIS),) + tc.shape[1:])  # (10, h, n, w)
         ks = self.ks
         for c in range(4):
             for a in range(4 - c):
                 b = 3 - c - a
                 xa = filters.correlate_x(tc[c], ks[a][::-1])
-                basis[_BASIS.index((a, b, c))] = filters.correlate_y(xa, ks[b][::-1])
-        lin = (self.steer_t @ basis.reshape(len(_BASIS), -1)).reshape((-1,) + basis.shape[1:])  # one GEMM
-        return np.ascontiguousarray(lin.swapaxes(0, 1))  # (h, n_dir, n, w)
+                filters.correlate_y(xa, ks[b][::-1], out=basis[_BASIS.index((a, b, c))])
+        flat = basis.reshape(len(_BASIS), -1)
+        lin = np.matmul(self.steer_t, flat, out=self._buffer("lin", (len(self.steer_t), flat.shape[1])))  # one GEMM
+        return lin.reshape((-1,) + basis.shape[1:])
 
     def _energy(self, lin: np.ndarray) -> np.ndarray:
-        """``E_n = G_blur * L_n^2`` in place of ``lin`` (h, n_dir, n, w)."""
+        """``E_n = G_blur * L_n^2`` in place of ``lin`` (n_dir, h, n, w)."""
         np.multiply(lin, lin, out=lin)
         if self.blur > 0:
-            lin = filters.correlate_y(filters.correlate_x(lin, self.blur_kernel), self.blur_kernel)
+            filters.blur_channels(lin, self.blur_kernel, self._buffer("blur", lin.shape))
         return lin
 
     def _reference_energy(self) -> float:
@@ -238,41 +232,29 @@ class _MotionEnergy:
         img = np.cos(2 * np.pi * f * x)[None, None, :].repeat(n, axis=1)
         hist = np.repeat(img, 2 * self.radius_t + 1, axis=0).astype(np.float32)
         e = self._energy(self._v1_linear(hist))
-        return float(e[n // 2, :, 0, n // 2].sum())
+        return float(e[:, n // 2, 0, n // 2].sum())
 
     def v1(self, hist: np.ndarray) -> np.ndarray:
-        """Normalised V1 responses ``C_n`` (SH98 eq. 3), shape (h, n_dir, n, w), in [0, 1]."""
+        """Normalised V1 responses ``C_n`` (SH98 eq. 3), shape (n_dir, h, n, w), in [0, 1] (a reused array)."""
         e = self._energy(self._v1_linear(hist))
-        den = e.sum(axis=1, keepdims=True)
+        den = e.sum(axis=0, keepdims=True)
         den += self.sigma_v1_sq
         return np.divide(e, den, out=e)
 
     def mt(self, c: np.ndarray) -> np.ndarray:
-        """Normalised MT responses ``P_v`` (SH98 eqs. 5-7), (h, V, n, w) in [0, 1], from ``C_n`` (h, n_dir, n, w)."""
-        lin = filters.channel_mix(self.w_mt_t, c)
+        """Normalised MT responses ``P_v`` (SH98 eqs. 5-7), (V, h, n, w) in [0, 1], from ``C_n`` (n_dir, h, n, w)."""
+        flat = c.reshape(c.shape[0], -1)
+        lin = np.matmul(self.w_mt_t, flat, out=self._buffer("mt", (len(self.w_mt_t), flat.shape[1])))
+        lin = lin.reshape((-1,) + c.shape[1:])
         if self.mt_pool > 0:
-            lin = filters.correlate_y(filters.correlate_x(lin, self.mt_kernel), self.mt_kernel)
+            filters.blur_channels(lin, self.mt_kernel, self._buffer("blur", lin.shape))
         if self.mt_offset:
             lin += np.float32(self.mt_offset)
         m = np.maximum(lin, 0.0, out=lin)
         np.multiply(m, m, out=m)
-        den = m.sum(axis=1, keepdims=True)
+        den = m.sum(axis=0, keepdims=True)
         den += np.float32(self.sigma_mt_sq)
         return np.divide(m, den, out=m)
-
-
-def _pool2(c: np.ndarray, q: int) -> np.ndarray:
-    """Mean over ``q x q`` cells of a (h, C, n, w) stack (edge-padded to whole cells)."""
-    ph, pw = (-c.shape[0]) % q, (-c.shape[3]) % q
-    if ph or pw:
-        c = np.pad(c, ((0, ph), (0, 0), (0, 0), (0, pw)), mode="edge")
-    acc = c[0::q, :, :, 0::q].copy()
-    for i in range(q):
-        for j in range(q):
-            if i or j:
-                acc += c[i::q, :, :, j::q]
-    acc *= np.float32(1.0 / (q * q))
-    return acc
 
 
 def speeds_px_per_frame(display: Display | None, speeds_deg_s, model: str) -> np.ndarray:
@@ -399,9 +381,9 @@ def simoncelli_heeger(
             hist = np.repeat(small[:1], taps - 1, axis=0)
         ext = np.concatenate([hist, small], axis=0)
         hist = ext[-(taps - 1):].copy()
-        c = model.v1(ext)  # (h, n_dir, n, w)
-        p = model.mt(_pool2(c, int(mt_downsample)) if mt_downsample > 1 else c)  # (h', V, n, w')
-        p = np.ascontiguousarray(p.transpose(2, 0, 3, 1))  # (n, h', w', V)
+        c = model.v1(ext)  # (n_dir, h, n, w)
+        p = model.mt(pool_cells(c, int(mt_downsample)) if mt_downsample > 1 else c)  # (V, h', n, w')
+        p = np.ascontiguousarray(p.transpose(2, 1, 3, 0))  # (n, h', w', V)
         flow = _flow(p, vel)
         ds_out = ds * int(mt_downsample)
         # full-resolution outputs are yielded a few frames at a time to bound memory
@@ -411,7 +393,7 @@ def simoncelli_heeger(
             if return_p:
                 out["p"] = upsample_blocks(p[a:b], ds_out, height, width)
             if return_v1:
-                out["v1"] = np.ascontiguousarray(c[:, :, a:b].transpose(2, 0, 3, 1))
+                out["v1"] = np.ascontiguousarray(c[:, :, a:b].transpose(2, 1, 3, 0))
             yield out
 
 

@@ -65,12 +65,8 @@ import numpy as np
 from psybench.motion.display import Display
 from psybench.motion.models import filters
 from psybench.motion.models import v1mt_kernels as kernels
-from psybench.motion.models.filters import downsample_frames
-from psybench.motion.models.motion_energy import (
-    speeds_px_per_frame,
-    upsample_blocks,
-    velocity_grid,
-)
+from psybench.motion.models.filters import downsample_frames, upsample_blocks
+from psybench.motion.models.motion_energy import speeds_px_per_frame, velocity_grid
 from psybench.motion.population import direction_pooling
 from psybench.registry import register
 
