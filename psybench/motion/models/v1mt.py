@@ -106,6 +106,7 @@ class _V1MT:
         self.r1 = np.zeros((h, nv, w), np.float32)
         self.r2 = np.zeros((h, nv, w), np.float32)
         self.a1 = np.empty((h, nv, w), np.float32)
+        self.mixed = np.empty((h, nv, w), np.float32)  # r1 pooled over directions
         self.match_kernel = filters.gaussian_kernel(self.match_sigma / self.pool) if self.match_sigma > 0 else None
         self.mt_kernel = filters.gaussian_kernel(self.mt_sigma) if self.mt_sigma > 0 else None
         if self.surround_on:  # the pool is as wide as the display: exact as (h, h) and (w, w) matrix products
@@ -169,7 +170,7 @@ class _V1MT:
                 r1 -= t1  # r1 = t1 + (r1 - t1) e1
                 r1 *= self.e1
                 r1 += t1
-            across = r1 if self.pool_ring is None else filters.ring_mix(self.pool_ring, r1)
+            across = r1 if self.pool_ring is None else kernels.ring_mix(self.pool_ring, r1, self.mixed)
             pooled = across if self.mt_kernel is None else filters.correlate_y(
                 filters.correlate_x(across, self.mt_kernel), self.mt_kernel)
             if self.surround_on:

@@ -5,7 +5,8 @@ Kornprobst 2010; Bayerl & Neumann 2004; equations in :mod:`psybench.motion.model
 into one pass over the data, without the chain's temporaries: the correlation input's
 shifted differences and their box pooling (:func:`matching_energy`), V1's modulatory
 feedback, its normalisation over velocities and its relaxation (:func:`v1_update`), and
-MT's relaxation with the luminance-gated diffusion (:func:`mt_update`). Every value goes
+MT's pooling over directions (:func:`ring_mix`) and its relaxation with the
+luminance-gated diffusion (:func:`mt_update`). Every value goes
 through the same float32 IEEE operations, in the same order, as in the NumPy code each
 replaces (which the tests keep as the oracle: ``tests/test_motion_models_v1mt_kernels.py``),
 so the model's outputs are the same bits: a reduction over the velocity axis of an
@@ -20,7 +21,7 @@ import numpy as np
 
 from psybench.motion.models.flow.exact_jit import jit, jit_inline
 
-__all__ = ["bilinear_weights", "matching_energy", "likelihood_rescale", "v1_update", "mt_update"]
+__all__ = ["bilinear_weights", "matching_energy", "likelihood_rescale", "v1_update", "mt_update", "ring_mix"]
 
 
 def bilinear_weights(shifts: np.ndarray, pad: int) -> tuple[np.ndarray, np.ndarray]:
@@ -188,3 +189,27 @@ def diffusion_row(r2, gx, gy, cur, prev, y, v, rate, t2):
         if y > 0:
             o -= gy[y - 1, x] * (rc - prev[v, x])
         t2[x] = t2[x] + rate * o
+
+
+@jit
+def ring_mix(ring, x, out):
+    """:func:`psybench.motion.models.filters.ring_mix` into ``out`` (h, 1 + S D, w), without moving the channels.
+
+    Channel 0 is copied; ``out[:, 1 + s D + i] = sum_j ring[i, j] x[:, 1 + s D + j]``, summed
+    from 0 in ``j`` order with a separate multiply and add, which is what ``np.einsum``'s
+    loop computes there (tested).
+    """
+    h, nv, w = x.shape
+    nd = ring.shape[0]
+    for y in range(h):
+        for xx in range(w):
+            out[y, 0, xx] = x[y, 0, xx]
+        for base in range(1, nv, nd):
+            for i in range(nd):
+                for xx in range(w):
+                    out[y, base + i, xx] = np.float32(0.0)
+                for j in range(nd):
+                    wij = ring[i, j]
+                    for xx in range(w):
+                        out[y, base + i, xx] = out[y, base + i, xx] + wij * x[y, base + j, xx]
+    return out
