@@ -90,10 +90,15 @@ def _model_code_hash(spec):
 
 # the bio-inspired models' own helper modules: editing one reruns the models that use it
 _BIO_MODEL_HELPERS = {
-    "psybench.motion.models.motion_energy": ["psybench.motion.models.filters"],
+    "psybench.motion.models.motion_energy": [
+        "psybench.motion.models.filters",
+        "psybench.motion.models.motion_energy_kernels",
+        "psybench.motion.models.flow.exact_jit",
+    ],
     "psybench.motion.models.v1mt": [
         "psybench.motion.models.filters",
         "psybench.motion.models.motion_energy",
+        "psybench.motion.models.motion_energy_kernels",
         "psybench.motion.models.v1mt_kernels",
         "psybench.motion.models.flow.exact_jit",
     ],

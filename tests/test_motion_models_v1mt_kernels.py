@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from psybench.motion.models import filters
+from psybench.motion.models import motion_energy_kernels as fused
 from psybench.motion.models import v1mt_kernels as kernels
 from psybench.motion.population import direction_pooling
 
@@ -134,4 +135,34 @@ def test_blur_channels_equals_layout_blur():
     stacked = np.ascontiguousarray(x.swapaxes(0, 1))  # (h, C, n, w)
     expected = filters.correlate_y(filters.correlate_x(stacked, kernel), kernel).swapaxes(0, 1)
     got = filters.blur_channels(x.copy(), kernel, np.empty_like(x))
+    assert np.array_equal(got, expected)
+
+
+def test_sh_v1_normalise_pool_equals_numpy():
+    """simoncelli_heeger's V1 normalisation + 2 x 2 pooling in one pass: the NumPy passes' bits."""
+    rng = np.random.default_rng(9)
+    e = _rand(rng, (7, 6, 3, 10))  # (C, h, n, w)
+    sigma = 0.37
+    den = e.sum(axis=0, keepdims=True)
+    den += sigma
+    c = np.divide(e, den)
+    expected = filters.pool_cells(c, 2)
+    got = fused.v1_normalise_pool(e, np.float32(sigma), 2, np.empty((7, 3, 3, 5), np.float32))
+    assert np.array_equal(got, expected)
+
+
+@pytest.mark.parametrize("offset", [0.0, 0.317])
+def test_sh_mt_normalise_equals_numpy(offset):
+    rng = np.random.default_rng(10)
+    lin = (rng.standard_normal((9, 4, 3, 5)) * np.exp(rng.standard_normal((9, 4, 3, 5)))).astype(np.float32)
+    sigma = 0.01
+    m = lin.copy()
+    if offset:
+        m += np.float32(offset)
+    m = np.maximum(m, 0.0, out=m)
+    np.multiply(m, m, out=m)
+    den = m.sum(axis=0, keepdims=True)
+    den += np.float32(sigma)
+    expected = np.ascontiguousarray(np.divide(m, den).transpose(2, 1, 3, 0))
+    got = fused.mt_normalise(lin, np.float32(offset), np.float32(sigma), np.empty((3, 4, 5, 9), np.float32))
     assert np.array_equal(got, expected)

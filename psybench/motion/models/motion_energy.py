@@ -55,6 +55,7 @@ import numpy as np
 
 from psybench.motion.display import Display
 from psybench.motion.models import filters
+from psybench.motion.models import motion_energy_kernels as fused
 from psybench.motion.models.filters import downsample_frames, pool_cells, upsample_blocks
 from psybench.motion.population import flow_from_distribution
 from psybench.registry import register
@@ -241,20 +242,21 @@ class _MotionEnergy:
         den += self.sigma_v1_sq
         return np.divide(e, den, out=e)
 
+    def v1_pooled(self, hist: np.ndarray, q: int) -> np.ndarray:
+        """:func:`~psybench.motion.models.filters.pool_cells` of :meth:`v1` in one pass (h, w multiples of ``q``)."""
+        e = self._energy(self._v1_linear(hist))
+        out = self._buffer("pooled", (e.shape[0], e.shape[1] // q, e.shape[2], e.shape[3] // q))
+        return fused.v1_normalise_pool(e, np.float32(self.sigma_v1_sq), q, out)
+
     def mt(self, c: np.ndarray) -> np.ndarray:
-        """Normalised MT responses ``P_v`` (SH98 eqs. 5-7), (V, h, n, w) in [0, 1], from ``C_n`` (n_dir, h, n, w)."""
+        """Normalised MT responses ``P_v`` (SH98 eqs. 5-7), (n, h, w, V) in [0, 1], from ``C_n`` (n_dir, h, n, w)."""
         flat = c.reshape(c.shape[0], -1)
         lin = np.matmul(self.w_mt_t, flat, out=self._buffer("mt", (len(self.w_mt_t), flat.shape[1])))
         lin = lin.reshape((-1,) + c.shape[1:])
         if self.mt_pool > 0:
             filters.blur_channels(lin, self.mt_kernel, self._buffer("blur", lin.shape))
-        if self.mt_offset:
-            lin += np.float32(self.mt_offset)
-        m = np.maximum(lin, 0.0, out=lin)
-        np.multiply(m, m, out=m)
-        den = m.sum(axis=0, keepdims=True)
-        den += np.float32(self.sigma_mt_sq)
-        return np.divide(m, den, out=m)
+        out = np.empty((lin.shape[2], lin.shape[1], lin.shape[3], lin.shape[0]), np.float32)
+        return fused.mt_normalise(lin, np.float32(self.mt_offset), np.float32(self.sigma_mt_sq), out)
 
 
 def speeds_px_per_frame(display: Display | None, speeds_deg_s, model: str) -> np.ndarray:
@@ -381,9 +383,12 @@ def simoncelli_heeger(
             hist = np.repeat(small[:1], taps - 1, axis=0)
         ext = np.concatenate([hist, small], axis=0)
         hist = ext[-(taps - 1):].copy()
-        c = model.v1(ext)  # (n_dir, h, n, w)
-        p = model.mt(pool_cells(c, int(mt_downsample)) if mt_downsample > 1 else c)  # (V, h', n, w')
-        p = np.ascontiguousarray(p.transpose(2, 1, 3, 0))  # (n, h', w', V)
+        q = int(mt_downsample)
+        if return_v1 or q == 1 or small.shape[1] % q or small.shape[2] % q:
+            c = model.v1(ext)  # (n_dir, h, n, w)
+            p = model.mt(pool_cells(c, q) if q > 1 else c)  # (n, h', w', V)
+        else:  # V1 normalised and pooled in one pass
+            p = model.mt(model.v1_pooled(ext, q))
         flow = _flow(p, vel)
         ds_out = ds * int(mt_downsample)
         # full-resolution outputs are yielded a few frames at a time to bound memory
