@@ -164,3 +164,11 @@ def test_texture_direction_does_not_snap_to_the_velocity_grid():
         flow = np.concatenate([o["flow"] for o in outs])[-10:].reshape(-1, 2).mean(axis=0)
         errors.append(wrap_deg(direction_deg(flow[0], flow[1]) - direction))
     assert np.abs(errors).max() < 5.0, np.round(errors, 1)
+
+
+def test_fused_v1_pooling_equals_the_numpy_path():
+    """The one-pass V1 normalisation + MT pooling (issue 15) gives the bits of v1() then pool_cells()."""
+    frames = grating(9, 48, 16, 0.8, 30)
+    fused_run, numpy_run = run(frames, chunk=5), run(frames, chunk=5, return_v1=True)
+    assert np.array_equal(fused_run["flow"], numpy_run["flow"])
+    assert np.array_equal(fused_run["p"], numpy_run["p"])
