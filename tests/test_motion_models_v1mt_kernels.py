@@ -166,3 +166,19 @@ def test_sh_mt_normalise_equals_numpy(offset):
     expected = np.ascontiguousarray(np.divide(m, den).transpose(2, 1, 3, 0))
     got = fused.mt_normalise(lin, np.float32(offset), np.float32(sigma), np.empty((3, 4, 5, 9), np.float32))
     assert np.array_equal(got, expected)
+
+
+def test_planning_imports_no_numba():
+    """Resolving the bio models (what planning does for every model) leaves Numba to the jobs that run them."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from psybench.registry import resolve_model\n"
+        "for algo in ('simoncelli_heeger', 'tlapale_v1mt'):\n"
+        "    resolve_model({'name': algo, 'algorithm': algo}, track='motion')\n"
+        "print('numba' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False"]

@@ -55,7 +55,6 @@ import numpy as np
 
 from psybench.motion.display import Display
 from psybench.motion.models import filters
-from psybench.motion.models import motion_energy_kernels as fused
 from psybench.motion.models.filters import downsample_frames, pool_cells, upsample_blocks
 from psybench.motion.population import flow_from_distribution
 from psybench.registry import register
@@ -191,6 +190,9 @@ class _MotionEnergy:
         self.mt_offset = float(mt_offset)
         self.velocities = np.asarray(velocities_px, np.float32)
         self._work: dict[str, np.ndarray] = {}
+        from psybench.motion.models import motion_energy_kernels  # Numba: imported by a run, not by planning
+
+        self.fused = motion_energy_kernels
         self.sigma_v1_sq = float(v1_c50) ** 2 * self._reference_energy()
         self.sigma_mt_sq = float(mt_c50) ** 2
 
@@ -246,7 +248,7 @@ class _MotionEnergy:
         """:func:`~psybench.motion.models.filters.pool_cells` of :meth:`v1` in one pass (h, w multiples of ``q``)."""
         e = self._energy(self._v1_linear(hist))
         out = self._buffer("pooled", (e.shape[0], e.shape[1] // q, e.shape[2], e.shape[3] // q))
-        return fused.v1_normalise_pool(e, np.float32(self.sigma_v1_sq), q, out)
+        return self.fused.v1_normalise_pool(e, np.float32(self.sigma_v1_sq), q, out)
 
     def mt(self, c: np.ndarray) -> np.ndarray:
         """Normalised MT responses ``P_v`` (SH98 eqs. 5-7), (n, h, w, V) in [0, 1], from ``C_n`` (n_dir, h, n, w)."""
@@ -256,7 +258,7 @@ class _MotionEnergy:
         if self.mt_pool > 0:
             filters.blur_channels(lin, self.mt_kernel, self._buffer("blur", lin.shape))
         out = np.empty((lin.shape[2], lin.shape[1], lin.shape[3], lin.shape[0]), np.float32)
-        return fused.mt_normalise(lin, np.float32(self.mt_offset), np.float32(self.sigma_mt_sq), out)
+        return self.fused.mt_normalise(lin, np.float32(self.mt_offset), np.float32(self.sigma_mt_sq), out)
 
 
 def speeds_px_per_frame(display: Display | None, speeds_deg_s, model: str) -> np.ndarray:

@@ -64,7 +64,6 @@ import numpy as np
 
 from psybench.motion.display import Display
 from psybench.motion.models import filters
-from psybench.motion.models import v1mt_kernels as kernels
 from psybench.motion.models.filters import downsample_frames, upsample_blocks
 from psybench.motion.models.motion_energy import speeds_px_per_frame, velocity_grid
 from psybench.motion.population import direction_pooling
@@ -77,6 +76,10 @@ class _V1MT:
     """State and constants of one run (internal)."""
 
     def __init__(self, display: Display, p: dict, velocities: np.ndarray, shape: tuple[int, int]):
+        # the compiled loops (Numba) imported by a run, not by planning, which imports every model module
+        from psybench.motion.models import v1mt_kernels
+
+        self.kernels = v1mt_kernels
         self.p = p
         self.vel = velocities.astype(np.float32)
         self.dsm, self.ds = int(p["match_downsample"]), int(p["downsample"])
@@ -127,13 +130,13 @@ class _V1MT:
             return np.zeros((h, nv, w), np.float32)
         m = len(self.hist)  # frames back (<= lag): m v is the expected displacement
         prev = np.pad(self.hist[0], self.pad, mode="edge")
-        offsets, weights = kernels.bilinear_weights(m * self.vel / self.dsm, self.pad)
+        offsets, weights = self.kernels.bilinear_weights(m * self.vel / self.dsm, self.pad)
         d = np.empty((h, nv, w), np.float32)  # squared differences, box-pooled to the model grid
-        kernels.matching_energy(cur, prev, offsets, weights, self.pool, d)
+        self.kernels.matching_energy(cur, prev, offsets, weights, self.pool, d)
         if self.match_kernel is not None:
             d = filters.correlate_y(filters.correlate_x(d, self.match_kernel), self.match_kernel)
         mean = np.empty((h, 1, w), np.float32)
-        kernels.likelihood_rescale(d, np.float32(1e-12), np.float32(-self.p["beta"]), mean)  # D / mean_v D - min
+        self.kernels.likelihood_rescale(d, np.float32(1e-12), np.float32(-self.p["beta"]), mean)  # D/mean - min
         like = np.exp(d, out=d)  # max over v is exactly 1
         like *= mean / (mean + self.p["c50"] ** 2)  # input contrast gain
         return like
@@ -160,7 +163,8 @@ class _V1MT:
         f32 = np.float32
         for _ in range(self.n_sub):
             if q in (1, 2):  # a1 = S (1 + C r2), normalised over v, and r1's relaxation in one pass
-                kernels.v1_update(r1, r2, drive, f32(p["feedback_gain"]), f32(p["sigma_v1"]), f32(self.e1), q == 2)
+                self.kernels.v1_update(r1, r2, drive, f32(p["feedback_gain"]), f32(p["sigma_v1"]), f32(self.e1),
+                                       q == 2)
             else:
                 a1 = np.multiply(r2, f32(p["feedback_gain"]), out=self.a1)
                 a1 += 1.0
@@ -170,7 +174,7 @@ class _V1MT:
                 r1 -= t1  # r1 = t1 + (r1 - t1) e1
                 r1 *= self.e1
                 r1 += t1
-            across = r1 if self.pool_ring is None else kernels.ring_mix(self.pool_ring, r1, self.mixed)
+            across = r1 if self.pool_ring is None else self.kernels.ring_mix(self.pool_ring, r1, self.mixed)
             pooled = across if self.mt_kernel is None else filters.correlate_y(
                 filters.correlate_x(across, self.mt_kernel), self.mt_kernel)
             if self.surround_on:
@@ -178,7 +182,8 @@ class _V1MT:
                 ts = self.surround_y @ pooled.mean(axis=1) @ self.surround_x
                 self.s = ts + (self.s - ts) * self.es
             # r2 = max(t2 + (r2 - t2) e2, 0), t2 = pooled / sigma_2 + D (gated diffusion of r2)
-            kernels.mt_update(r2, pooled, gx, gy, f32(p["sigma_mt"]), f32(self.diff), f32(self.e2), self.diff > 0)
+            self.kernels.mt_update(r2, pooled, gx, gy, f32(p["sigma_mt"]), f32(self.diff), f32(self.e2),
+                                   self.diff > 0)
 
     def readout(self, with_p: bool = True) -> tuple[np.ndarray | None, np.ndarray]:
         """``p = m + r0`` (None unless ``with_p``) and its eq. 2 flow on the model grid, (h, w, V) and (h, w, 2).
