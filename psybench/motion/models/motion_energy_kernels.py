@@ -44,17 +44,22 @@ def v1_normalise_pool(e, sigma, q, out):
             for x in range(w):
                 den[y, t, x] += sigma
     scale = np.float32(1.0 / (q * q))
+    ratio = np.empty(w, np.float32)
+    acc = np.empty(w // q, np.float32)
     for c in range(nc):
         for yo in range(h // q):
             for t in range(nt):
+                for i in range(q):
+                    y = yo * q + i
+                    for x in range(w):
+                        ratio[x] = e[c, y, t, x] / den[y, t, x]
+                    for xo in range(w // q):  # the cell's values from its top-left one, in row-major order
+                        a = ratio[xo * q] if i == 0 else acc[xo] + ratio[xo * q]
+                        for j in range(1, q):
+                            a += ratio[xo * q + j]
+                        acc[xo] = a
                 for xo in range(w // q):
-                    y0, x0 = yo * q, xo * q
-                    acc = e[c, y0, t, x0] / den[y0, t, x0]
-                    for i in range(q):
-                        for j in range(q):
-                            if i or j:
-                                acc += e[c, y0 + i, t, x0 + j] / den[y0 + i, t, x0 + j]
-                    out[c, yo, t, xo] = acc * scale
+                    out[c, yo, t, xo] = acc[xo] * scale
     return out
 
 
@@ -65,20 +70,25 @@ def mt_normalise(lin, offset, sigma, out):
     ``offset`` is added only when non-zero (as the NumPy code did).
     """
     nv, h, nt, w = lin.shape
-    m = np.empty(nv, np.float32)
+    m = np.empty((nv, w), np.float32)
+    den = np.empty(w, np.float32)
     for y in range(h):
         for t in range(nt):
-            for x in range(w):
-                for v in range(nv):
+            for v in range(nv):
+                for x in range(w):
                     a = lin[v, y, t, x]
                     if offset != 0:
                         a = a + offset
                     a = a if (a > 0 or a != a) else np.float32(0.0)
-                    m[v] = a * a
-                den = m[0]
-                for v in range(1, nv):
-                    den += m[v]
-                den += sigma
+                    m[v, x] = a * a
+            for x in range(w):
+                den[x] = m[0, x]
+            for v in range(1, nv):
+                for x in range(w):
+                    den[x] += m[v, x]
+            for x in range(w):
+                den[x] += sigma
+            for x in range(w):
                 for v in range(nv):
-                    out[t, y, x, v] = m[v] / den
+                    out[t, y, x, v] = m[v, x] / den[x]
     return out
