@@ -182,3 +182,12 @@ def test_planning_imports_no_numba():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["False"]
+
+
+@pytest.mark.parametrize("shape", [(3, 5, 4, 2), (3, 5, 4, 7)])
+def test_upsample_blocks_replicates_each_cell(shape):
+    """Each cell over a factor x factor block, cropped (the flow's 8-byte copy and the general path)."""
+    x = _rand(np.random.default_rng(11), shape)
+    got = filters.upsample_blocks(x, 3, 14, 11)
+    expected = np.repeat(np.repeat(x, 3, axis=1), 3, axis=2)[:, :14, :11]
+    assert got.dtype == np.float32 and np.array_equal(got, expected)

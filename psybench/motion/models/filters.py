@@ -177,7 +177,10 @@ def upsample_blocks(x: np.ndarray, factor: int, height: int, width: int) -> np.n
         return x[:, :height, :width]
     t, h, w = x.shape[:3]
     out = np.empty((t, h, factor, w, factor) + x.shape[3:], dtype=x.dtype)
-    out[...] = x[:, :, None, :, None]  # one broadcast copy (faster than two np.repeat)
+    if x.shape[3:] == (2,) and x.dtype == np.float32 and x.flags.c_contiguous:  # a flow: (u, v) as one 8-byte item
+        out.view(np.int64)[..., 0] = x.view(np.int64)[:, :, None, :, None, 0]  # the same bytes, half the time
+    else:
+        out[...] = x[:, :, None, :, None]  # one broadcast copy (faster than two np.repeat)
     out = out.reshape((t, h * factor, w * factor) + x.shape[3:])
     if out.shape[1] != height or out.shape[2] != width:
         out = np.ascontiguousarray(out[:, :height, :width])
