@@ -1,8 +1,9 @@
-"""keep_freed_memory (the attention jobs' process set-up): freed heap memory is reused, not faulted in again."""
+"""The attention jobs' start-up: freed heap memory reused (keep_freed_memory), feature maps read without Dask."""
 
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 CODE = """
@@ -30,3 +31,28 @@ def test_freed_blocks_are_reused_without_page_faults():
                                        check=True).stdout) for mode in ("default", "keep")}
     # by default the freed 40 MB goes back to the system and 20 x 10240 pages fault in again; kept, hardly any
     assert faults["keep"] < 1000 < faults["default"], faults
+
+
+LOAD = """
+import sys
+import numpy as np
+from psybench.attention.movies import load_movie
+m = load_movie("M", sys.argv[1], sys.argv[2])
+header = load_movie("M", sys.argv[1], sys.argv[2], decode=False)
+print(type(m.maps).__name__, float(np.asarray(m.maps).sum()), header.shape, "dask" in sys.modules)
+"""
+
+
+def test_feature_maps_load_without_dask(tmp_path):
+    """The attention jobs read their maps with Zarr: the same values, and no Dask (with xarray) imported."""
+    from psybench.attention.gaze.columns import frame_tables
+    from psybench.io.store import ArraySpec, write_store
+    from psybench.io.tables import write_table
+
+    maps = np.arange(5 * 3 * 4 * 2, dtype=np.float32).reshape(5, 3, 4, 2)
+    write_store(tmp_path / "f.zarr", {"maps": ArraySpec(maps, ("t", "y", "x", "feature"))},
+                attrs={"frames_per_s": 10.0, "source_size": [40, 30]})
+    write_table(frame_tables(["s0"], "M", np.ones((1, 5, 2)), 10.0), tmp_path / "g.csv")
+    out = subprocess.run([sys.executable, "-c", LOAD, str(tmp_path / "f.zarr"), str(tmp_path / "g.csv")],
+                         capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["ndarray", str(float(maps.sum())), "(5,", "3,", "4,", "2)", "False"]
