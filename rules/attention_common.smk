@@ -18,7 +18,13 @@ ATTENTION_CODE = {
     "stimuli": code_hash(["psybench.attention.stimuli", "psybench.attention.ingest", "psybench.io.store"]),
     "gaze": code_hash(["psybench.attention.gaze", "psybench.io.tables"]),
     "scanpaths": code_hash(
-        ["psybench.attention.table1", "psybench.attention.controls", "psybench.attention.gaze", "psybench.io.tables"]
+        [
+            "psybench.attention.table1",
+            "psybench.attention.controls",
+            "psybench.attention.gaze",
+            "psybench.attention.movies",
+            "psybench.io.tables",
+        ]
     ),
     "evaluate": code_hash(
         [
@@ -28,6 +34,7 @@ ATTENTION_CODE = {
             "psybench.attention.batch_tuning",
             "psybench.attention.feature_table",
             "psybench.attention.rank_counts",
+            "psybench.attention.rank_kernels",
             "psybench.attention.controls",
             "psybench.attention.movies",
             "psybench.attention.gaze",

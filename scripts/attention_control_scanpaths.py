@@ -3,6 +3,10 @@ import sys
 
 sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
 
+from psybench._malloc import keep_freed_memory  # noqa: E402
+
+keep_freed_memory()  # its large temporaries reused, not page-faulted in again (issue 15)
+
 from psybench.attention.table1 import run_control_scanpaths  # noqa: E402
 
 run_control_scanpaths(snakemake.wildcards.attention_movie, snakemake.input.features,  # noqa: F821

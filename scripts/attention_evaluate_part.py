@@ -8,6 +8,10 @@ import logging  # noqa: E402
 logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(name)s: %(message)s")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one core per job: the training movies run side by side
 
+from psybench._malloc import keep_freed_memory  # noqa: E402
+
+keep_freed_memory()  # its large temporaries reused, not page-faulted in again (issue 15)
+
 from psybench.attention.table1 import run_evaluation_parts  # noqa: E402
 
 run_evaluation_parts(snakemake.params.feature_stores, snakemake.params.gaze_tables,  # noqa: F821

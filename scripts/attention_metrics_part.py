@@ -5,6 +5,10 @@ import sys
 sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one core per job: the training movies run side by side
 
+from psybench._malloc import keep_freed_memory  # noqa: E402
+
+keep_freed_memory()  # its large temporaries reused, not page-faulted in again (issue 15)
+
 from psybench.attention.metrics import run_metrics  # noqa: E402
 
 run_metrics(snakemake.params.feature_stores, snakemake.params.gaze_tables,  # noqa: F821

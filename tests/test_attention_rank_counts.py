@@ -39,6 +39,31 @@ def test_rank_counts_beyond_uint16():
     assert lower[0, 0, 0] == 0 and equal[0, 0, 0] == 70000
 
 
+@pytest.mark.parametrize("path", ["direct", "sorted"])
+def test_both_paths_count_ieee_comparisons(monkeypatch, path):
+    """NaN is below, above and level with nothing; -0.0 ties 0.0; integer and boolean maps count exactly."""
+    import psybench.attention.rank_counts as rc
+
+    monkeypatch.setattr(rc, "SORT_ABOVE", 0 if path == "sorted" else 10**9)
+    monkeypatch.setattr(rc, "SORT_ABOVE_SMALL_U", 0 if path == "sorted" else 10**9)
+    rng = np.random.default_rng(5)
+    S = rng.integers(-2, 3, size=(3, 50, 20)).astype(np.float64)
+    S[rng.random(S.shape) < 0.1] = np.nan
+    S[S == 0] = rng.choice([0.0, -0.0], size=int((S == 0).sum()))
+    cells = rng.integers(0, 50, size=(3, 7))
+    for maps in (S, S.astype(np.float32), np.nan_to_num(S).astype(np.int64) + 2**60, np.nan_to_num(S) > 0):
+        lower, equal = rank_counts(maps, cells)
+        want = _brute(maps, cells)
+        assert np.array_equal(lower, want[0]) and np.array_equal(equal, want[1])
+
+
+def test_direct_path_beyond_a_16_bit_run():
+    S = np.zeros((1, 70000, 20), np.float32)  # many maps side by side, every cell ties: the 16-bit runs add up
+    S[0, :40000, 3] = -1.0
+    lower, equal = rank_counts(S, np.array([[69999, 5]]))
+    assert lower[0, 0, 3] == 40000 and equal[0, 0, 3] == 30000 and equal[0, 1, 0] == 70000
+
+
 def test_rank_counts_rejects_cells_off_the_map():
     with pytest.raises(ValueError, match="gazed cells"):
         rank_counts(np.zeros((1, 4, 1)), np.array([[4]]))

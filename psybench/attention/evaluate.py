@@ -280,8 +280,11 @@ def _pair_tables(ranks: Mapping[str, np.ndarray], labels: Sequence[tuple[str, st
     for v, R in ranks.items():
         if len(R) == 0:
             continue
-        med = np.median(R, axis=0) * 100
-        curve = np.percentile(R, RESPONSE_PERCENTILES, axis=0) * 100  # (n_rp, U)
+        # each filter's ranks sorted once, a row each: the median and percentiles select and interpolate
+        # the same order statistics as on R (by value: the same numbers), from sorted contiguous rows
+        R = np.ascontiguousarray(np.sort(R, axis=0).T)  # (U, n)
+        med = np.median(R, axis=1) * 100
+        curve = np.percentile(R, RESPONSE_PERCENTILES, axis=1) * 100  # (n_rp, U)
         if v == IID:
             keep = np.flatnonzero(human)
             group = np.full(len(keep), "n/iid", dtype=object)
@@ -293,7 +296,7 @@ def _pair_tables(ranks: Mapping[str, np.ndarray], labels: Sequence[tuple[str, st
             rows[key].append(values)
             curves[key].append(np.repeat(values, n_rp))
         rows["median"].append(med[keep])
-        rows["n_frames"].append(np.full(len(keep), len(R), np.int64))
+        rows["n_frames"].append(np.full(len(keep), R.shape[1], np.int64))
         curves["rp"].append(np.tile(RESPONSE_PERCENTILES.astype(np.int64), len(keep)))
         curves["value"].append(curve[:, keep].T.ravel())
     return tuple(pd.DataFrame({k: np.concatenate(v) if v else [] for k, v in t.items()}) for t in (rows, curves))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -12,7 +13,7 @@ import pandas as pd
 
 from psybench.attention.defaults import IN_MEMORY_MB
 from psybench.attention.gaze.columns import FRAME_COLUMNS
-from psybench.io.store import open_store
+from psybench.io.integrity import open_group, verify_store
 from psybench.io.tables import read_table
 
 __all__ = ["MovieData", "load_movie", "load_movies"]
@@ -25,7 +26,7 @@ class MovieData:
     Attributes
     ----------
     name : str
-    maps : ndarray or dask array, shape (T, H, W, C)
+    maps : ndarray, dask array or zarr array, shape (T, H, W, C)
     frames_per_s : float
     source_size : (int, int)
         (width, height) of the gaze coordinates' frame.
@@ -53,35 +54,49 @@ def load_movie(
     gaze_table: pd.DataFrame | str | os.PathLike,
     *,
     in_memory_mb: float | None = IN_MEMORY_MB,
+    decode: bool = True,
 ) -> MovieData:
     """Open a feature store and a gaze table (path or DataFrame) as :class:`MovieData`.
 
     The evaluation gathers features at hundreds of trajectories' points, each pass
     touching most frames; maps that fit in ``in_memory_mb`` (a one-minute movie on
-    the 40x30 grid takes a few MB) are therefore decoded once into memory, while
-    longer movies stay lazy Dask arrays read ``chunk`` frames at a time (memory
-    bounded, slower). ``None`` always keeps them lazy.
+    the 40x30 grid takes a few MB) are therefore decoded once into memory (read
+    with Zarr: the values Dask would decode, without importing it), while longer
+    movies stay lazy Dask arrays read ``chunk`` frames at a time (memory bounded,
+    slower). ``None`` always keeps them lazy. ``decode=False``: the maps are the
+    store's Zarr array, not read (for a caller that needs their shape only).
     """
-    store = open_store(feature_store)
+    verify_store(feature_store)  # the structural check of open_store
+    group = open_group(Path(feature_store))
     g = gaze_table if isinstance(gaze_table, pd.DataFrame) else read_table(gaze_table)
     missing = [c for c in FRAME_COLUMNS if c not in g.columns]
     if missing:
         raise ValueError(f"gaze table for movie {name!r} lacks column(s) {missing}")
     if "movie" in g.columns and g["movie"].nunique() > 1:
         g = g[g["movie"].astype(str) == str(name)]
+    attrs = dict(group.attrs)
     for key in ("frames_per_s", "source_size"):
-        if store.attrs.get(key) is None:
+        if attrs.get(key) is None:
             raise ValueError(f"feature store {feature_store} lacks attribute {key!r}")
-    maps = store["maps"]
-    if in_memory_mb is not None and maps.nbytes <= in_memory_mb * 1e6:
-        maps = np.asarray(maps)
+    try:
+        maps = group["maps"]
+    except KeyError:
+        raise KeyError(f"feature store {feature_store} has no array 'maps'") from None
+    if not decode:
+        pass
+    elif in_memory_mb is not None and maps.nbytes <= in_memory_mb * 1e6:
+        maps = np.asarray(maps[...])
+    else:
+        from psybench.io.store import open_store  # Dask, imported only for the lazy maps
+
+        maps = open_store(feature_store, verify=False)["maps"]
     return MovieData(
         name=str(name),
         maps=maps,
-        frames_per_s=float(store.attrs["frames_per_s"]),
-        source_size=tuple(store.attrs["source_size"]),
+        frames_per_s=float(attrs["frames_per_s"]),
+        source_size=tuple(attrs["source_size"]),
         gaze=g.reset_index(drop=True),
-        features=store.attrs.get("features", {}).get("kind", ""),
+        features=attrs.get("features", {}).get("kind", ""),
     )
 
 

@@ -5,25 +5,33 @@ percentile on the saliency map, here with mid-rank ties
 (:func:`psybench.attention.evaluate.rank_percentiles`). Table 1 ranks the gazed cells
 of every observer on the maps of ~1500 filters per frame, so the counts are the
 bulk of the evaluation. :func:`rank_counts` computes them exactly (integer counts of
-float comparisons, so any order of work gives the same numbers) and fast:
+float comparisons, so any order of work gives the same numbers) in compiled loops
+(Numba, :mod:`psybench.attention.rank_kernels`), with no boolean temporaries:
 
 * observers gazing at the same cell of a frame are counted once (people often
   look at the same object);
-* the comparisons run on blocks of at most 255 cells, small enough that the
-  boolean block stays in the CPU cache, summed as bytes (a block count fits in
-  uint8) and accumulated in uint16 / int64;
-* with more gazed cells per map than ~log2(K) (the i.i.d. control's uniform draws),
-  each map is sorted once and the cells bisected instead.
+* with few distinct gazed cells per frame (the humans), each map cell is compared
+  with every distinct gazed cell's value in one pass, maps side by side in blocks
+  (the comparisons vectorise across maps, the 16-bit counters stay in the CPU cache);
+* with many (more than :data:`SORT_ABOVE`; more than :data:`SORT_ABOVE_SMALL_U` when a
+  frame has fewer than :data:`SMALL_U` maps, e.g. the i.i.d. control's uniform draws
+  on the humans' filters), each map is sorted once (NumPy) and every distinct gazed
+  value bisected.
+
+Both paths count ``s < v`` and ``s == v`` by their IEEE comparisons (a NaN is below,
+above and level with nothing), so they return the same numbers.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["BLOCK_BYTES", "rank_counts", "percentiles_from_counts"]
+__all__ = ["SORT_ABOVE", "SMALL_U", "SORT_ABOVE_SMALL_U", "rank_counts", "percentiles_from_counts"]
 
-#: Size of the boolean comparison block (bytes): near the size of a core's L2 cache.
-BLOCK_BYTES = 1_000_000
+#: Distinct gazed cells per frame above which each map is sorted and bisected instead of compared cell by cell.
+SORT_ABOVE = 64
+#: ... and the same with fewer than SMALL_U maps per frame (too few to compare side by side).
+SMALL_U, SORT_ABOVE_SMALL_U = 16, 8
 
 
 def rank_counts(saliency: np.ndarray, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -49,46 +57,21 @@ def rank_counts(saliency: np.ndarray, cells: np.ndarray) -> tuple[np.ndarray, np
     n, K, U = S.shape
     if c.size and (c.min() < 0 or c.max() >= K):
         raise ValueError(f"rank_counts: gazed cells must lie in 0 .. {K - 1}")
-    # distinct cells per frame, padded with each frame's last one (counted again, then dropped)
-    rows = [np.unique(row, return_inverse=True) for row in c]
-    q = max((len(u) for u, _ in rows), default=0)
-    uniq = np.array([np.pad(u, (0, q - len(u)), mode="edge") for u, _ in rows], np.int64).reshape(n, q)
-    slot = np.array([inv for _, inv in rows], np.int64).reshape(c.shape)  # c[f, j] == uniq[f, slot[f, j]]
-    values = S[np.arange(n)[:, None], uniq]  # (n, q, U)
-    lower = np.zeros((n, q, U), np.int64)
-    equal = np.zeros((n, q, U), np.int64)
-    if n and q and U and q > np.log2(K) + 1:  # many gazed cells per map: sort each map once, then bisect
-        for f in range(n):
-            for u in range(U):
-                column = np.sort(S[f, :, u])
-                lower[f, :, u] = np.searchsorted(column, values[f, :, u], side="left")
-                equal[f, :, u] = np.searchsorted(column, values[f, :, u], side="right") - lower[f, :, u]
-    elif n and q and U:
-        frames = max(1, min(n, int(BLOCK_BYTES // (q * U * 16))))
-        step = int(max(1, min(255, BLOCK_BYTES // (frames * q * U))))  # a block's count fits in uint8
-        buf = np.empty((frames, step, q, U), bool)
-        lo = np.zeros((frames, q, U), np.uint16)
-        eq = np.zeros((frames, q, U), np.uint16)
-        for a in range(0, n, frames):
-            b = min(n, a + frames)
-            v = values[a:b, None]
-            summed = 0  # cells in the uint16 accumulators
-            for k in range(0, K, step):
-                block = S[a:b, k : k + step, None]
-                mask = buf[: b - a, : block.shape[1]]
-                np.less(block, v, out=mask)
-                lo[: b - a] += mask.view(np.uint8).sum(1, dtype=np.uint8)
-                np.equal(block, v, out=mask)
-                eq[: b - a] += mask.view(np.uint8).sum(1, dtype=np.uint8)
-                summed += block.shape[1]
-                if summed + step > np.iinfo(np.uint16).max or k + step >= K:
-                    lower[a:b] += lo[: b - a]
-                    equal[a:b] += eq[: b - a]
-                    lo[:] = 0
-                    eq[:] = 0
-                    summed = 0
-    idx = np.arange(n)[:, None]
-    return lower[idx, slot], equal[idx, slot]
+    if S.dtype == bool:
+        S = S.view(np.uint8)  # False < True as 0 < 1
+    lower = np.zeros((n, c.shape[1], U), np.int64)
+    equal = np.zeros((n, c.shape[1], U), np.int64)
+    if lower.size and K:
+        from psybench.attention import rank_kernels
+
+        S, c = np.ascontiguousarray(S), np.ascontiguousarray(c)
+        q = 1 + int((np.diff(np.sort(c, axis=1), axis=1) != 0).sum(1).max())  # distinct cells of the busiest frame
+        if q > SORT_ABOVE or (U < SMALL_U and q > SORT_ABOVE_SMALL_U):
+            # NumPy's sort of each map (NaN last), then every distinct value bisected
+            rank_kernels.count_sorted(np.sort(S.transpose(0, 2, 1), axis=2), S, c, lower, equal)
+        else:
+            rank_kernels.count_direct(S, c, lower, equal)
+    return lower, equal
 
 
 def percentiles_from_counts(lower: np.ndarray, equal: np.ndarray, K: int, *, ties: str) -> np.ndarray:

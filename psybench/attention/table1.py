@@ -80,7 +80,7 @@ def run_control_scanpaths(
     Output columns: the per-frame gaze columns, ``category`` (rs, rp) and ``set``
     (0 .. n_sets - 1). ``_evaluation``: the other evaluation settings, unused.
     """
-    m = load_movie(movie, feature_store, gaze_table, in_memory_mb=None)
+    m = load_movie(movie, feature_store, gaze_table, decode=False)
     paths = control_scanpaths(m, m.gaze, n_sets=n_sets, n_per_set=n_per_set, seed=seed)
     table = pd.concat([t.assign(category=c, set=k) for c in CONTROL_CATEGORIES for k, t in enumerate(paths[c])],
                       ignore_index=True)
