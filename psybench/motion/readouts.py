@@ -319,8 +319,7 @@ def compute_readout(
     name = "flow" if "flow" in response else "p" if "p" in response else None
     if name is None:
         raise ValueError(f"response store {where} has neither 'flow' nor 'p'")
-    # the domain mean the response stage stored beside the flow: kilobytes read instead of the flow
-    pooled = name == "flow" and "mean_flow" in response
+    pooled = name == "flow" and "mean_flow" in response  # the response stage's domain mean: kilobytes, not the flow
     # verified once, with the checksum of what is read (a corrupted chunk can still decode)
     verify_store(response_store_path, deep=["mean_flow" if pooled else name])
     attrs_in = dict(response.attrs)
