@@ -52,32 +52,17 @@ if MOTION_ON:
             "../scripts/motion_responses.py"
 
 
-rule motion_readouts:
-    input:
-        responses=get_motion_model_responses,
-    output:
-        stores=directory(expand("results/readouts/{{model}}/{stimulus}.zarr", stimulus=MOTION_STIMULI)),
-    log:
-        "logs/readouts/{model}.log",
-    benchmark:
-        "logs/benchmarks/motion_readouts/{model}.tsv"
-    conda:
-        "../envs/psybench.yaml"
-    params:
-        lambda_ms=config["motion"]["readout"]["lambda_ms"],
-        code_hash=MOTION_CODE["readouts"],
-    script:
-        "../scripts/motion_readouts.py"
-
-
+# One job per model writes its readout stores, then its scores (issue 15): a readout reads
+# the domain mean its response store holds, too little work for a job of its own. The same
+# job writes the readout's own dynamics (the readouts loaded and scored at the run's lambda
+# once): every verdict re-scored at other pursuit constants lambda and on the unfiltered
+# mean flow (psybench.motion.readout_dynamics).
 rule motion_scores:
     input:
-        readouts=get_motion_model_readouts,
+        responses=get_motion_model_responses,
         literature=config["literature"],
-    # The same job writes the readout's own dynamics (issue 15: the readouts loaded and
-    # scored at the run's lambda once): every verdict re-scored at other pursuit constants
-    # lambda and on the unfiltered mean flow (psybench.motion.readout_dynamics).
     output:
+        stores=directory(expand("results/readouts/{{model}}/{stimulus}.zarr", stimulus=MOTION_STIMULI)),
         scores="results/scores/motion/{model}.csv",
         fits="results/fits/motion/{model}.csv",
         verdicts="results/scores/motion/lambda_sensitivity/{model}.csv",
@@ -89,7 +74,9 @@ rule motion_scores:
     conda:
         "../envs/psybench.yaml"
     params:
+        lambda_ms=config["motion"]["readout"]["lambda_ms"],
         criteria=config["motion"]["criteria"],
+        readouts_code_hash=MOTION_CODE["readouts"],
         code_hash=MOTION_CODE["lambda_sensitivity"],
     script:
         "../scripts/motion_scores.py"

@@ -88,7 +88,7 @@ def test_second_workflow_reuses_cache_without_recomputing(harness, first):
     assert fetched(proc, "responses") == [f"hs/{s}" for s in stimuli], out
     assert computed(proc, "stimuli") == [] and computed(proc, "responses") == [], out
     assert all((work_b / "results/stimuli" / s / "zarr.json").is_symlink() for s in stimuli)
-    assert "Rule: motion_readouts" in out  # downstream stages (not cached) did run here
+    assert "Rule: motion_scores" in out  # downstream stages (not cached) did run here
     assert (work_b / harness.table).read_bytes() == (work_a / harness.table).read_bytes()
     from psybench.io import verify_store
 

@@ -130,11 +130,13 @@ def test_perceived_direction_is_final_window_mean():
     assert perceived_direction(w, frame_ms=10.0, window_ms=100.0) == pytest.approx(90.0)
 
 
-def _response_store(path, *, flow=None, p=None, velocities=None, truth_deg=0.0, display=None):
+def _response_store(path, *, flow=None, p=None, velocities=None, truth_deg=0.0, display=None, pooled=None):
     display = Display() if display is None else display
     arrays = {}
     if flow is not None:
-        arrays["flow"] = ArraySpec(flow.astype(np.float32), ("t", "y", "x", "component"))
+        arrays["flow"] = ArraySpec(flow.astype(np.float32), ("t", "y", "x", "component"), chunks=(4,) + flow.shape[1:])
+    if pooled is not None:
+        arrays["mean_flow"] = ArraySpec(pooled, ("t", "component"))
     if p is not None:
         arrays["p"] = ArraySpec(p.astype(np.float32), ("t", "y", "x", "velocity"),
                                 attrs={"velocities": np.asarray(velocities).tolist()})
@@ -176,3 +178,27 @@ def test_compute_readout_from_distribution_only(tmp_path):
     store = open_store(compute_readout(src, tmp_path / "o.zarr"))
     err = np.asarray(store["direction_error_deg"])
     np.testing.assert_allclose(err[1:], 0.0, atol=1e-9)
+
+
+def test_readout_of_the_stored_mean_flow_is_the_readout_of_the_flow(tmp_path):
+    """A response store with the response stage's mean_flow gives the readout store's arrays
+    (and chunk bytes) of the same store without it, whose flow the readout reduces; the
+    stored mean is what is read, and a misshapen one is refused naming the store."""
+    from psybench.motion.population import domain_mean_flow
+
+    rng = np.random.default_rng(3)
+    flow = (rng.normal(size=(11, 24, 20, 2)) * np.exp(rng.uniform(-20, 3, (11, 24, 20, 2)))).astype(np.float32)
+    flow[:, 2:9, 3:12] += np.float32(0.7)
+    plain = compute_readout(_response_store(tmp_path / "a" / "s.zarr", flow=flow), tmp_path / "ra.zarr")
+    pooled = compute_readout(_response_store(tmp_path / "b" / "s.zarr", flow=flow, pooled=domain_mean_flow(flow)),
+                             tmp_path / "rb.zarr")
+    for name in ("mean_flow", "pursuit", "direction_deg", "direction_error_deg", "speed_deg_s"):
+        assert np.array_equal(open_group(plain)[name][...], open_group(pooled)[name][...], equal_nan=True), name
+        chunks = sorted(f.relative_to(plain) for f in (plain / name / "c").rglob("*") if f.is_file())
+        assert chunks and all((plain / f).read_bytes() == (pooled / f).read_bytes() for f in chunks)
+    shifted = domain_mean_flow(flow) + 1.0
+    read = compute_readout(_response_store(tmp_path / "c" / "s.zarr", flow=flow, pooled=shifted), tmp_path / "rc.zarr")
+    assert np.array_equal(open_group(read)["mean_flow"][...], shifted)
+    bad = _response_store(tmp_path / "d" / "s.zarr", flow=flow, pooled=np.zeros((10, 2)))
+    with pytest.raises(ValueError, match=r"response store .*d/s.zarr: 'mean_flow' is float64 of shape \(10, 2\)"):
+        compute_readout(bad, tmp_path / "rd.zarr")

@@ -383,3 +383,35 @@ def test_a_response_job_reads_its_stimulus_without_dask(stimulus, tmp_path):
     spec = resolve_model({"name": "dis", "algorithm": "dis"})
     blocks = motion_response_blocks(spec, open_store(path)["frames"], Display(width_px=W, height_px=H))
     np.testing.assert_array_equal(np.asarray(open_store(out)["flow"]), np.concatenate([b["flow"] for b in blocks]))
+
+
+# ------------------------------------------------------------------------------ mean flow and codec (issue 15)
+def test_response_store_holds_the_domain_mean_of_its_flow_and_compresses_it_with_lz4(stimulus, tmp_path, user_path):
+    """mean_flow is the readouts' domain mean of the stored float32 flow, to the bit (the stream model's
+    flow crosses block and chunk boundaries: 3-frame blocks); flow and p are Blosc-LZ4 with byte shuffle."""
+    from psybench.io.integrity import open_group
+    from psybench.motion.readouts import _stored_mean_flow
+
+    path, _ = stimulus
+    spec = resolve_model({"name": "st", "callable": f"{user_path}:stream", "kind": "stream", "params": {"gain": 0.1}})
+    out = run_motion_model(spec, path, tmp_path / "st.zarr", block_frames=3, write_population=True)
+    group = open_group(out)
+    stored = group["mean_flow"][...]
+    assert stored.dtype == np.float64 and stored.shape == (T, 2)
+    assert np.array_equal(stored, _stored_mean_flow(group["flow"]))
+    assert np.array_equal(stored[:, 0], (0.1 * np.arange(T, dtype=np.float32)).astype(np.float64))
+    for name in ("flow", "p"):
+        (codec,) = group[name].metadata.codecs[1:]
+        assert (codec.to_dict()["name"], codec.cname.value, codec.shuffle.value, codec.typesize) == (
+            "blosc", "lz4", "shuffle", 4)
+
+
+def test_a_model_yielding_mean_flow_is_refused(stimulus, tmp_path, user_path):
+    path, _ = stimulus
+    spec = resolve_model({"name": "st", "callable": f"{user_path}:stream", "kind": "stream"})
+    blocks = ({**b, "mean_flow": np.zeros((len(b["flow"]), 2))} for b in spec.algorithm.function(
+        iter([np.zeros((T, H, W), np.float32)]), display=Display(width_px=W, height_px=H)))
+    from psybench.motion import responses
+
+    with pytest.raises(ModelError, match="model 'st' yielded 'mean_flow'"):
+        list(responses._with_mean_flow(spec, blocks))

@@ -263,3 +263,41 @@ def test_generalisation_readouts_and_scores_in_one_job_equal_the_two_stages(tmp_
                      if f.is_file() and "stat" not in f.name}
     assert len(outs["apart"]) > 2 * 8 * 5 and outs["apart"] == outs["together"]
     assert read_table(tmp_path / "together" / "contrast_b" / "scores.csv")["experiment"].tolist() == ["diamonds"]
+
+
+def test_main_readouts_and_scores_in_one_job_equal_the_two_stages(tmp_path):
+    """score_model_responses (the motion_scores job) writes the readout stores and tables that
+    compute_readouts and score_model_stores write apart; with the response stage's mean_flow
+    stored, as without it."""
+    from psybench.motion.population import domain_mean_flow
+    from psybench.motion.readouts import compute_readouts
+    from psybench.motion.scores import score_model_responses
+
+    display = Display()
+    responses = {"plain": [], "pooled": []}
+    for name, readout in diamonds("human").items():
+        truth = readout["stimulus"]["truth"]["direction_deg"]
+        err = np.radians(np.nan_to_num(readout["direction_error_deg"]) + truth)
+        flow = np.zeros((T.size, 4, 5, 2), np.float32)
+        flow[1:, ..., 0], flow[1:, ..., 1] = np.cos(err[1:, None, None]), -np.sin(err[1:, None, None])
+        attrs = {"display": display.to_attrs(), "stimulus": readout["stimulus"], "model": {"name": "m"}}
+        for kind, arrays in (("plain", {}), ("pooled", {"mean_flow": ArraySpec(domain_mean_flow(flow), ("t", "c"))})):
+            arrays["flow"] = ArraySpec(flow, ("t", "y", "x", "component"))
+            responses[kind].append(write_store(tmp_path / "responses" / kind / f"{name}.zarr", arrays, attrs))
+    kw = {"criteria": None, "literature_path": "config/literature.yaml"}
+    outs = {}
+    for way, kind in (("apart", "plain"), ("together", "plain"), ("pooled", "pooled")):
+        root = tmp_path / way
+        stores = [root / "readouts" / p.name for p in responses[kind]]
+        tables = (root / "scores.csv", root / "fits.csv")
+        sensitivity = (root / "verdicts.csv", root / "lambda_fits.csv")
+        if way == "apart":
+            compute_readouts(responses[kind], stores, lambda_ms=50.0, code_hash="c")
+            score_model_stores(stores, *tables, sensitivity_out=sensitivity, **kw)
+        else:
+            score_model_responses(responses[kind], stores, *tables, lambda_ms=50.0, readouts_code_hash="c",
+                                  sensitivity_out=sensitivity, **kw)
+        outs[way] = {f.relative_to(root): f.read_bytes() for f in root.rglob("*")
+                     if f.is_file() and "stat" not in f.name}
+    assert len(outs["apart"]) > 8 * 5 and outs["apart"] == outs["together"] == outs["pooled"]
+    assert read_table(tmp_path / "pooled" / "scores.csv")["experiment"].tolist() == ["diamonds"]

@@ -211,9 +211,8 @@ def write_store(
                 "dims": list(spec.dims),
             }
         if tasks:
-            # One graph for all arrays (shared inputs are computed once); the store
-            # tasks and the digest lists are passed as two separate collections so
-            # the structure of the result is unambiguous.
+            # One graph for all arrays (shared inputs computed once); the store tasks and
+            # the digest lists passed as two collections: the result's structure is unambiguous.
             _, digest_lists = dask.compute(
                 [t for t, _ in tasks], [d for _, d in tasks], scheduler=scheduler, num_workers=num_workers
             )
@@ -269,6 +268,7 @@ class StreamSpec:
     attrs: dict[str, Any] = field(default_factory=dict)
     #: Zarr v3 sharding codec: one file per shard of chunks along the first axis (None: one file per chunk).
     shards: tuple[int, ...] | None = None
+    compressors: Any = None  #: Zarr v3 compressors (``{"name": "blosc", ...}``); None: zarr's default (zstd)
 
 
 def write_store_stream(
@@ -333,6 +333,7 @@ def write_store_stream(
             arr = zarr.create_array(
                 group.store, name=name, shape=shape, dtype=dtype, chunks=chunks, shards=shards,
                 dimension_names=tuple(spec.dims), attributes=_jsonable(spec.attrs),
+                compressors="auto" if spec.compressors is None else spec.compressors,
                 fill_value=0, config={"write_empty_chunks": True},
             )
             # digests and writes per storage unit (a shard, or a chunk), as write_store and verify_store do

@@ -1,16 +1,19 @@
-"""Velocity populations: the one implementation of RR-7317 eq. 2.
+"""Velocity populations: the one implementation of RR-7317 eq. 2, and of the domain mean.
 
 Both the models that output a distributed representation ``p(t, x, v)``
 (:mod:`psybench.motion.models.motion_energy`, :mod:`psybench.motion.models.v1mt`) and the readout
 stage (:mod:`psybench.motion.readouts`) turn it into a flow field here, so the
-formula exists once. Both stages include this module in their code hash.
+formula exists once. The domain mean of a flow (the input ``vbar`` of RR-7317 eq. 3)
+is likewise computed here, by the response stage as it writes a flow (the response
+store's ``mean_flow``) and by the readouts for a store without one: the same bits.
+Both stages include this module in their code hash.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["direction_pooling", "flow_from_distribution"]
+__all__ = ["direction_pooling", "domain_mean_flow", "flow_from_distribution"]
 
 
 def flow_from_distribution(p, velocities, *, eps: float = 0.0):
@@ -52,6 +55,38 @@ def flow_from_distribution(p, velocities, *, eps: float = 0.0):
     nonzero = den > eps
     safe = np.where(nonzero, den, 1.0)
     return np.where(nonzero[..., None], num / safe[..., None], 0.0).astype(num.dtype, copy=False)
+
+
+def domain_mean_flow(flow) -> np.ndarray:
+    """Spatial mean of each frame's flow, summed pixel after pixel in float64.
+
+    The arithmetic of ``flow.astype(float64).mean(axis=(1, 2))`` (NumPy, or Dask chunk
+    by chunk), to the bit: NumPy sums a (t, H, W, 2) array over ``(1, 2)`` one pixel
+    after the other in C order, one running float64 total per frame and component,
+    then divides by the pixel count. Here the frames are copied once to float64 with
+    the pixels first, (P, t * 2), and reduced over that first axis: NumPy adds whole
+    rows in pixel order, so every total gets the same additions in the same order,
+    vectorised over the frames and components (tests/test_motion_readouts.py holds it
+    equal to the Dask mean, on data where other summation orders differ).
+
+    Parameters
+    ----------
+    flow : ndarray, shape (t, H, W, 2)
+        Any float dtype (the stored flow is float32).
+
+    Returns
+    -------
+    ndarray, shape (t, 2), float64
+        Per frame, the mean of ``u`` and of ``v`` over the H x W pixels.
+    """
+    flow = np.asarray(flow)
+    if flow.ndim != 4 or flow.shape[-1] != 2:
+        raise ValueError(f"flow must have shape (T, H, W, 2); got {flow.shape}")
+    frames = flow.reshape(len(flow), flow.shape[1] * flow.shape[2], 2)
+    pixels = np.empty((frames.shape[1], len(flow), 2), dtype=np.float64)
+    pixels[...] = frames.transpose(1, 0, 2)  # (P, t, 2): a pixel's frames and components side by side
+    total = np.add.reduce(pixels.reshape(len(pixels), 2 * len(flow)), axis=0)  # row after row: pixel order
+    return total.reshape(len(flow), 2) / np.float64(len(pixels))
 
 
 def direction_pooling(n_speeds: int, n_directions: int, sigma_deg: float) -> np.ndarray:

@@ -50,7 +50,7 @@ import numpy as np
 
 from psybench.io.integrity import open_group, verify_store
 from psybench.motion.display import Display, direction_deg, wrap_deg
-from psybench.motion.population import flow_from_distribution
+from psybench.motion.population import domain_mean_flow, flow_from_distribution
 
 __all__ = [
     "DEFAULT_LAMBDA_MS", "DEFAULT_MIN_SPEED_FRACTION", "DEFAULT_FINAL_WINDOW_MS", "flow_field_from_distribution",
@@ -112,22 +112,25 @@ def _stored_mean_flow(stored, velocities=None) -> np.ndarray:
 
     ``stored`` is the flow (T, H, W, 2), or ``p`` (T, H, W, V) turned into flow by
     eq. 2 with ``velocities`` (V, 2). The arithmetic of :func:`mean_flow`, in its
-    order, without a Dask task graph for a few frames (issue 15): NumPy sums a
-    (T, H, W, 2) array over ``(1, 2)`` pixel after pixel in storage order, one running
-    float64 total per frame and component, which is what ``cumsum`` over the pixels of
-    each component does, 1.7x faster (tests/test_motion_readouts.py holds them equal
-    to the bit); divided by the pixel count. Memory: one storage unit.
+    order (:func:`psybench.motion.population.domain_mean_flow`), without a Dask task
+    graph for a few frames (issue 15). Memory: one storage unit.
     """
     step = (stored.shards or stored.chunks)[0]
     out = np.empty((stored.shape[0], 2), dtype=np.float64)
     for start in range(0, stored.shape[0], step):
         unit = np.asarray(stored[start: start + step])
         unit = unit if velocities is None else flow_field_from_distribution(unit, velocities)
-        if unit.ndim != 4 or unit.shape[-1] != 2:
-            raise ValueError(f"flow must have shape (T, H, W, 2); got {unit.shape}")
-        pixels = unit.reshape(len(unit), -1, 2).transpose(0, 2, 1).astype(np.float64, order="C")
-        out[start: start + len(unit)] = np.cumsum(pixels, axis=2)[:, :, -1] / np.float64(pixels.shape[2])
+        out[start: start + len(unit)] = domain_mean_flow(unit)
     return out
+
+
+def _pooled_mean_flow(response, where: str) -> np.ndarray:
+    """The response store's ``mean_flow`` (t, 2) float64, checked against its ``flow``'s frames."""
+    stored = response["mean_flow"]
+    if stored.shape != (response["flow"].shape[0], 2) or stored.dtype != np.float64:
+        raise ValueError(f"response store {where}: 'mean_flow' is {stored.dtype} of shape {stored.shape}, "
+                         f"expected float64 of shape ({response['flow'].shape[0]}, 2)")
+    return np.asarray(stored[...])
 
 
 # --------------------------------------------------------------------------- eq. 3
@@ -289,10 +292,11 @@ def compute_readout(
 ) -> Path:
     """Read one response store, compute the pursuit readout and write its store.
 
-    The flow is the response's ``flow`` array; a store with only ``p`` (and the
-    ``velocities`` array attribute) is turned into flow by eq. 2. The domain
-    mean is reduced one storage unit at a time, so memory stays bounded by one
-    chunk of the response.
+    The domain mean is the response's ``mean_flow`` where the response stage stored
+    it (:func:`psybench.motion.responses.run_motion_model`: the same bits), else it is
+    reduced from the ``flow`` array, or from ``p`` (with the ``velocities`` array
+    attribute) turned into flow by eq. 2, one storage unit at a time, so memory stays
+    bounded by one chunk of the response.
 
     Parameters
     ----------
@@ -315,8 +319,9 @@ def compute_readout(
     name = "flow" if "flow" in response else "p" if "p" in response else None
     if name is None:
         raise ValueError(f"response store {where} has neither 'flow' nor 'p'")
+    pooled = name == "flow" and "mean_flow" in response  # the response stage's domain mean: kilobytes, not the flow
     # verified once, with the checksum of what is read (a corrupted chunk can still decode)
-    verify_store(response_store_path, deep=[name])
+    verify_store(response_store_path, deep=["mean_flow" if pooled else name])
     attrs_in = dict(response.attrs)
     for key in ("display", "stimulus"):
         if key not in attrs_in:
@@ -327,7 +332,7 @@ def compute_readout(
     velocities = None if name == "flow" else response["p"].attrs.get("velocities")
     if name == "p" and velocities is None:
         raise ValueError(f"response store {where}: array 'p' lacks the 'velocities' attribute")
-    vbar = _stored_mean_flow(response[name], velocities)
+    vbar = _pooled_mean_flow(response, where) if pooled else _stored_mean_flow(response[name], velocities)
     frame_ms = display.frame_ms
     w = pursuit(vbar, frame_ms=frame_ms, lambda_ms=lambda_ms)
     thr = speed_threshold(w, min_speed_fraction=min_speed_fraction)
