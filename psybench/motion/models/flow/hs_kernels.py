@@ -21,7 +21,6 @@ imported only when a Horn-Schunck level is built (not at planning).
 from __future__ import annotations
 
 import numpy as np
-from numba import literally
 
 from psybench.motion.models.flow.exact_jit import fma as _fma
 from psybench.motion.models.flow.exact_jit import jit as _jit
@@ -31,7 +30,7 @@ from psybench.motion.models.flow.exact_jit import jit_inline as _inline
 F32_FMA_LANES, F64_FMA_LANES = 8, 0
 
 
-@_inline
+@_jit
 def _filtered(up, mid, down, jm, j, jp, taps, fused):
     """The 3 x 3 average at column j of the rows ``up``, ``mid``, ``down`` (W,) (indices clamped at the borders)."""
     zero = taps[0] - taps[0]  # +0 in the dtype of the grid
@@ -54,14 +53,14 @@ def _filtered(up, mid, down, jm, j, jp, taps, fused):
     return acc + down[jp] * taps[7]
 
 
-@_jit
+@_inline
 def _span(w, out, jxx, jxy, jyy, s, taps, im, i, ip, j0, j1, fused):
     """Row i of ``A w`` at columns j0 <= j < j1 (interior: 1 <= j <= W - 2), as :meth:`_HSLevel.apply` orders it.
 
-    ``(j_u[c] w0 + j_v[c] w1) + (w[c] - K * w[c]) s`` for both components c. Compiled for each value of
-    ``fused`` (a literal), so that the loop has no branch and is vectorised.
+    ``(j_u[c] w0 + j_v[c] w1) + (w[c] - K * w[c]) s`` for both components c. Inlined with a constant
+    ``fused`` into :func:`_span_fused` and :func:`_span_plain`, so that each loop has no branch and is
+    vectorised.
     """
-    literally(fused)
     # the rows from column j0 - 1 on: their indices k - 1, k, k + 1 are never negative, so the compiled loop
     # has no wrap-around test on them and is vectorised
     a = j0 - 1
@@ -73,6 +72,18 @@ def _span(w, out, jxx, jxy, jyy, s, taps, im, i, ip, j0, j1, fused):
         w0, w1 = u_mid[k], v_mid[k]
         out0[k] = (cxx[k] * w0 + cxy[k] * w1) + (w0 - _filtered(u_up, u_mid, u_down, j, k, k + 1, taps, fused)) * s
         out1[k] = (cxy[k] * w0 + cyy[k] * w1) + (w1 - _filtered(v_up, v_mid, v_down, j, k, k + 1, taps, fused)) * s
+
+
+@_jit
+def _span_fused(w, out, jxx, jxy, jyy, s, taps, im, i, ip, j0, j1):
+    """:func:`_span` with OpenCV's fused multiply-adds (its vector loop)."""
+    _span(w, out, jxx, jxy, jyy, s, taps, im, i, ip, j0, j1, True)
+
+
+@_jit
+def _span_plain(w, out, jxx, jxy, jyy, s, taps, im, i, ip, j0, j1):
+    """:func:`_span` with separate multiplies and adds (OpenCV's scalar tail; float64)."""
+    _span(w, out, jxx, jxy, jyy, s, taps, im, i, ip, j0, j1, False)
 
 
 @_jit
@@ -89,25 +100,55 @@ def _edge(w, out, jxx, jxy, jyy, s, taps, im, i, ip, jm, j, jp, fused):
 def _operator(w, b, out, jxx, jxy, jyy, q, p, det, s, taps, lanes, omega, mode):
     """Row by row: ``A w`` (mode 0), ``b - A w`` (1) or ``omega * block_solve(b - A w)`` (2) into ``out``.
 
+    Mode 2 is one damped block-Jacobi step: it also adds ``out`` to ``w`` (in place), a row behind.
+
     Columns below ``lanes * (W // lanes)`` fused as OpenCV's vector loop, the rest (its tail) not.
     """
     h, wd = w.shape[1], w.shape[2]
     vec = (wd // lanes) * lanes if lanes else 0
     for i in range(h):
         im, ip = max(i - 1, 0), min(i + 1, h - 1)
-        _edge(w, out, jxx, jxy, jyy, s, taps, im, i, ip, 0, 0, min(1, wd - 1), vec > 0)
+        first = min(0, wd)  # 0, typed int64 (a literal 0 would compile _edge once more)
+        _edge(w, out, jxx, jxy, jyy, s, taps, im, i, ip, first, first, min(1, wd - 1), vec > 0)
         if wd > 1:
             _edge(w, out, jxx, jxy, jyy, s, taps, im, i, ip, wd - 2, wd - 1, wd - 1, vec >= wd)
-        _span(w, out, jxx, jxy, jyy, s, taps, im, i, ip, 1, min(vec, wd - 1), True)
-        _span(w, out, jxx, jxy, jyy, s, taps, im, i, ip, max(vec, 1), wd - 1, False)
+        _span_fused(w, out, jxx, jxy, jyy, s, taps, im, i, ip, 1, min(vec, wd - 1))
+        _span_plain(w, out, jxx, jxy, jyy, s, taps, im, i, ip, max(vec, 1), wd - 1)
         if mode == 0:
             continue
-        for c in range(2):  # the row, still in cache: b - A w
-            bc, oc = b[c, i], out[c, i]
-            for j in range(wd):
-                oc[j] = bc[j] - oc[j]
-        if mode == 2:
-            _block_row(out[0, i], out[1, i], jxy[i], q[i], p[i], det[i], omega, out[0, i], out[1, i])
+        if mode == 1:
+            for c in range(2):  # the row, still in cache: b - A w
+                bc, oc = b[c, i], out[c, i]
+                for j in range(wd):
+                    oc[j] = bc[j] - oc[j]
+            continue
+        _block_residual_row(b[0, i], b[1, i], jxy[i], q[i], p[i], det[i], omega, out[0, i], out[1, i])
+        if i > 0:  # row i - 1 of w is no longer read (rows i - 1 .. i + 1 made row i): w += out there
+            _add_row(w, out, i - 1)
+    if mode == 2:
+        _add_row(w, out, h - 1)
+
+
+@_jit
+def _add_row(w, out, i):
+    """``w[:, i] += out[:, i]``."""
+    for c in range(2):
+        wc, oc = w[c, i], out[c, i]
+        for j in range(wc.shape[0]):
+            wc[j] = wc[j] + oc[j]
+
+
+@_jit
+def _block_residual_row(b0, b1, jxy, q, p, det, omega, out0, out1):
+    """One row of ``block_solve(b - out) * omega`` into ``out``, in place (``r = b - out`` for :func:`_block_row`).
+
+    Separate from :func:`_block_row` so that its output is not an input of another name: the compiled
+    loop's overlap test then passes and the row is vectorised (the same operations on each value).
+    """
+    for j in range(out0.shape[0]):
+        a, c = b0[j] - out0[j], b1[j] - out1[j]
+        out0[j] = ((q[j] * a - jxy[j] * c) / det[j]) * omega
+        out1[j] = ((p[j] * c - jxy[j] * a) / det[j]) * omega
 
 
 @_jit
@@ -123,15 +164,24 @@ def _block_row(r0, r1, jxy, q, p, det, omega, out0, out1):
 
 
 @_jit
+def operator(w, b, out, jxx, jxy, jyy, q, p, det, s, taps, lanes, omega, mode, n):
+    """:func:`_operator` ``n`` times: the one compiled entry of :func:`apply`, :func:`residual` and :func:`smooth`.
+
+    One entry, with ``mode`` a run-time value, so that the operator is compiled once per dtype (and not
+    once per mode and caller: the first Horn-Schunck job compiles the loops).
+    """
+    for _ in range(n):
+        _operator(w, b, out, jxx, jxy, jyy, q, p, det, s, taps, lanes, omega, mode)
+
+
 def apply(w, jxx, jxy, jyy, s, taps, lanes, out):
     """``out = A w`` for ``w`` (2, H, W); ``lanes``: the columns' vector width whose multiply-adds OpenCV fuses."""
-    _operator(w, w, out, jxx, jxy, jyy, jxx, jxx, jxx, s, taps, lanes, s, 0)
+    operator(w, w, out, jxx, jxy, jyy, jxx, jxx, jxx, s, taps, lanes, s, 0, 1)
 
 
-@_jit
 def residual(x, b, jxx, jxy, jyy, s, taps, lanes, out):
     """``out = b - A x``."""
-    _operator(x, b, out, jxx, jxy, jyy, jxx, jxx, jxx, s, taps, lanes, s, 1)
+    operator(x, b, out, jxx, jxy, jyy, jxx, jxx, jxx, s, taps, lanes, s, 1, 1)
 
 
 @_jit
@@ -141,15 +191,13 @@ def block_step(r, jxy, q, p, det, omega, out):
         _block_row(r[0, i], r[1, i], jxy[i], q[i], p[i], det[i], omega, out[0, i], out[1, i])
 
 
-@_jit
 def smooth(x, b, jxx, jxy, jyy, q, p, det, s, taps, lanes, omega, n, res):
-    """``n`` damped block-Jacobi steps ``x += omega * block_solve(b - A x)`` in place (``res``: work array)."""
-    for _ in range(n):
-        _operator(x, b, res, jxx, jxy, jyy, q, p, det, s, taps, lanes, omega, 2)
-        for c in range(2):
-            for i in range(x.shape[1]):
-                for j in range(x.shape[2]):
-                    x[c, i, j] = x[c, i, j] + res[c, i, j]
+    """``n`` damped block-Jacobi steps ``x += omega * block_solve(b - A x)`` in place (``res``: work array).
+
+    Each step adds a row of ``res`` to ``x`` as soon as the next row of ``res`` is made (Jacobi: the
+    step reads only the former ``x``, whose row i - 1 the rows from i + 1 on do not read).
+    """
+    operator(x, b, res, jxx, jxy, jyy, q, p, det, s, taps, lanes, omega, 2, n)
 
 
 @_jit
