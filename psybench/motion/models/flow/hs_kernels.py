@@ -277,22 +277,95 @@ def prolong_add(xc, weights, tmp, x):
 
 
 @_jit
-def cg_update(x, res, direction, ad, step, products):
-    """``x += step d``, ``res -= step A d`` and ``products = res * res`` (the conjugate-gradient step, one pass)."""
-    xf, rf, df, af, pf = x.reshape(-1), res.reshape(-1), direction.reshape(-1), ad.reshape(-1), products.reshape(-1)
+def _block_dot(a, b, lo, n):
+    """One leaf of :func:`pairwise_dot` (``n <= 128`` terms from ``lo``), summed as NumPy sums it."""
+    if n < 8:
+        res = 0.0
+        for i in range(lo, lo + n):
+            res += np.float64(a[i]) * np.float64(b[i])
+        return res
+    r = np.empty(8)
+    for t in range(8):
+        r[t] = np.float64(a[lo + t]) * np.float64(b[lo + t])
+    i = 8
+    whole = n - n % 8
+    while i < whole:
+        for t in range(8):
+            r[t] += np.float64(a[lo + i + t]) * np.float64(b[lo + i + t])
+        i += 8
+    res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+    for k in range(lo + i, lo + n):
+        res += np.float64(a[k]) * np.float64(b[k])
+    return res
+
+
+@_jit
+def pairwise_dot(a, b, lo, n):
+    """``sum a[k] b[k]`` over the flat ``a``, ``b`` (1-D, any float dtypes, taken as float64) from ``lo``, ``n`` terms.
+
+    The products rounded to float64 and summed in NumPy's pairwise order (``np.add.reduce`` of a
+    contiguous array: ``pairwise_sum`` of numpy/_core/src/umath/loops_utils.h.src, numpy 2.x):
+    below 8 terms one by one from 0; up to 128 in eight running sums combined as
+    ``((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))``, then the rest one by one; above, the
+    sum of the first ``n // 2`` rounded down to a multiple of 8 plus the sum of the rest. So the
+    value is ``float(np.multiply(a, b).sum())``'s bits, without writing the products. The halving
+    runs on an explicit stack (a recursive function's cached machine code crashes Numba 0.6x).
+    """
+    starts, sizes = np.empty(130, np.int64), np.empty(130, np.int64)
+    stage, sums = np.zeros(130, np.int64), np.empty(130)
+    starts[0], sizes[0], top, held = lo, n, 1, 0
+    while top > 0:
+        k = top - 1
+        m = sizes[k]
+        if m <= 128:  # a leaf
+            sums[held] = _block_dot(a, b, starts[k], m)
+            held += 1
+            top -= 1
+            continue
+        half = m // 2
+        half -= half % 8
+        if stage[k] < 2:  # the first half, then the rest
+            starts[top] = starts[k] + (half if stage[k] else 0)
+            sizes[top] = m - half if stage[k] else half
+            stage[top] = 0
+            stage[k] += 1
+            top += 1
+        else:  # both halves summed: first + rest
+            sums[held - 2] = sums[held - 2] + sums[held - 1]
+            held -= 1
+            top -= 1
+    return sums[0]
+
+
+@_jit
+def dot(a, b):
+    """``float(np.multiply(a, b).sum())`` of two C-contiguous arrays of one shape: :func:`pairwise_dot`."""
+    af, bf = a.reshape(-1), b.reshape(-1)
+    return pairwise_dot(af, bf, 0, af.size)
+
+
+@_jit
+def cg_update(x, res, direction, ad, step, res32):
+    """``x += step d``, ``res -= step A d`` and ``res32 = float32(res)``; returns ``sum res * res``.
+
+    The conjugate-gradient step in one pass, the squared residual norm summed as :func:`dot` (NumPy's
+    order) and the residual rounded to float32 for the preconditioner, as ``np.copyto`` rounds it.
+    """
+    xf, rf, df, af, r32 = x.reshape(-1), res.reshape(-1), direction.reshape(-1), ad.reshape(-1), res32.reshape(-1)
     for k in range(xf.size):
         xf[k] = xf[k] + step * df[k]
         r = rf[k] - step * af[k]
         rf[k] = r
-        pf[k] = r * r
+        r32[k] = np.float32(r)
+    return pairwise_dot(rf, rf, 0, rf.size)
 
 
 @_jit
 def cg_direction(direction, z, beta):
-    """``d = d * beta + z`` (the new search direction)."""
+    """``d = d * beta + z`` (the new search direction; ``z`` float32 or float64, taken as float64)."""
     df, zf = direction.reshape(-1), z.reshape(-1)
     for k in range(df.size):
-        df[k] = df[k] * beta + zf[k]
+        df[k] = df[k] * beta + np.float64(zf[k])
 
 
 def weights(dtype) -> np.ndarray:
