@@ -74,19 +74,19 @@ def _span(w, out, jxx, jxy, jyy, s, taps, im, i, ip, j0, j1, fused):
         out1[k] = (cxy[k] * w0 + cyy[k] * w1) + (w1 - _filtered(v_up, v_mid, v_down, j, k, k + 1, taps, fused)) * s
 
 
-@_jit
+@_inline
 def _span_fused(w, out, jxx, jxy, jyy, s, taps, im, i, ip, j0, j1):
     """:func:`_span` with OpenCV's fused multiply-adds (its vector loop)."""
     _span(w, out, jxx, jxy, jyy, s, taps, im, i, ip, j0, j1, True)
 
 
-@_jit
+@_inline
 def _span_plain(w, out, jxx, jxy, jyy, s, taps, im, i, ip, j0, j1):
     """:func:`_span` with separate multiplies and adds (OpenCV's scalar tail; float64)."""
     _span(w, out, jxx, jxy, jyy, s, taps, im, i, ip, j0, j1, False)
 
 
-@_jit
+@_inline
 def _edge(w, out, jxx, jxy, jyy, s, taps, im, i, ip, jm, j, jp, fused):
     """Row i of ``A w`` at a border column j (its neighbours ``jm``, ``jp`` clamped): :func:`_span`'s formula."""
     w0, w1 = w[0, i, j], w[1, i, j]
@@ -129,7 +129,7 @@ def _operator(w, b, out, jxx, jxy, jyy, q, p, det, s, taps, lanes, omega, mode):
         _add_row(w, out, h - 1)
 
 
-@_jit
+@_inline
 def _add_row(w, out, i):
     """``w[:, i] += out[:, i]``."""
     for c in range(2):
@@ -138,7 +138,7 @@ def _add_row(w, out, i):
             wc[j] = wc[j] + oc[j]
 
 
-@_jit
+@_inline
 def _block_residual_row(b0, b1, jxy, q, p, det, omega, out0, out1):
     """One row of ``block_solve(b - out) * omega`` into ``out``, in place (``r = b - out`` for :func:`_block_row`).
 
