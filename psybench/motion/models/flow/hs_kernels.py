@@ -151,7 +151,7 @@ def _block_residual_row(b0, b1, jxy, q, p, det, omega, out0, out1):
         out1[j] = ((p[j] * c - jxy[j] * a) / det[j]) * omega
 
 
-@_jit
+@_inline
 def _block_row(r0, r1, jxy, q, p, det, omega, out0, out1):
     """One row of ``block_solve(r) * omega``: ``((q r0 - jxy r1) / det) omega`` and ``((p r1 - jxy r0) / det) omega``.
 
