@@ -217,7 +217,9 @@ def restrict(r, weights, tmp, out):
     for c in range(2):
         for i in range(n_rows):  # along the columns: one value at a time
             row, dst = r[c, i], tmp[c, i]
-            for j in range(m_cols):
+            for j in range(1, m_cols - 1):  # inside (2 j + 1 < n_cols): the terms below, without the tests
+                dst[j] = ((row[2 * j] + row[2 * j + 1]) * centre + quarter * row[2 * j + 2]) + quarter * row[2 * j - 1]
+            for j in range(0, m_cols, max(m_cols - 1, 1)):  # the first and last cells
                 e = row[2 * j]
                 o = row[2 * j + 1] if 2 * j + 1 < n_cols else zero
                 v = (e + o) * centre
@@ -264,7 +266,13 @@ def prolong_add(xc, weights, tmp, x):
     for c in range(2):
         for i in range(m_rows):  # along the columns
             row, dst = xc[c, i], tmp[c, i]
-            for f in range(n_cols):
+            for j in range(1, m_cols - 1):  # inside: fine cells 2 j, 2 j + 1 < n_cols, neighbours unclamped
+                dst[2 * j] = centre * row[j] + quarter * row[j - 1]
+                dst[2 * j + 1] = centre * row[j] + quarter * row[j + 1]
+            last = 2 * m_cols - 2
+            for f in (0, 1, last, last + 1):  # the cells at the edges (clamped neighbours)
+                if f >= n_cols:
+                    continue
                 j = f // 2
                 nb = (j - 1 if j > 0 else 0) if f % 2 == 0 else (j + 1 if j < m_cols - 1 else m_cols - 1)
                 dst[f] = centre * row[j] + quarter * row[nb]
