@@ -127,13 +127,28 @@ def test_conjugate_gradient_updates_are_the_array_codes_bits():
     rng = np.random.default_rng(5)
     x, res, d, ad, z = rng.standard_normal((5, 2, 7, 9))
     x0, res0, d0 = x.copy(), res.copy(), d.copy()
-    products = np.empty_like(x)
-    hs_kernels.cg_update(x, res, d, ad, 0.3, products)
+    res32 = np.empty(x.shape, np.float32)
+    norm2 = hs_kernels.cg_update(x, res, d, ad, 0.3, res32)
     np.testing.assert_array_equal(x, x0 + 0.3 * d)
     np.testing.assert_array_equal(res, res0 - 0.3 * ad)
-    np.testing.assert_array_equal(products, res * res)
+    np.testing.assert_array_equal(res32, res.astype(np.float32))
+    assert norm2 == float((res * res).sum())
     hs_kernels.cg_direction(d, z, 1.7)
     np.testing.assert_array_equal(d, d0 * 1.7 + z)
+    z32 = z.astype(np.float32)
+    hs_kernels.cg_direction(d, z32, 0.4)
+    np.testing.assert_array_equal(d, (d0 * 1.7 + z) * 0.4 + z32.astype(np.float64))
+
+
+@pytest.mark.parametrize("shape", [(2, 256, 256), (2, 255, 257), (2, 3, 5), (2, 1, 3), (2, 100, 37), (9,)])
+def test_dot_is_numpys_pairwise_sum_of_the_products(shape):
+    # values over 16 decades: any other summation order changes the last digits
+    rng = np.random.default_rng(6)
+    a = rng.standard_normal(shape) * 10.0 ** rng.integers(-8, 8, shape)
+    b = rng.standard_normal(shape)
+    assert hs_kernels.dot(a, b) == float(np.multiply(a, b).sum())
+    b32 = b.astype(np.float32)
+    assert hs_kernels.dot(a, b32) == float(np.multiply(a, b32.astype(np.float64)).sum())
 
 
 def test_kernel_without_zero_centre_is_refused():

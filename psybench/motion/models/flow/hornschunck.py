@@ -96,37 +96,36 @@ def _hs_pcg(jxx: np.ndarray, jxy: np.ndarray, jyy: np.ndarray, b: np.ndarray, a2
     from psybench.motion.models.flow import hs_kernels  # compiled (cached) on first use, not at planning
 
     level = _HSLevel(jxx, jxy, jyy, a2, HS_AVERAGE_KERNEL, coarsen=False)  # the operator itself, in float64
-    # work arrays, reused every iteration (each (2, H, W), C-contiguous like the vectors they stand for)
-    z, ad, products = (np.empty_like(b) for _ in range(3))
+    dot = hs_kernels.dot  # = _dot (NumPy's pairwise sum of the products), without writing the products
+    # work arrays, reused every iteration (each (2, H, W), C-contiguous like the vectors they stand for);
+    # cg_update rounds the residual to float32 into r32 as it updates it, for the preconditioner
+    z, ad, r32 = np.empty_like(b), np.empty_like(b), np.empty(b.shape, np.float32)
 
     def precondition(r: np.ndarray) -> np.ndarray:
         return level.block_solve(r, out=z)
 
     if multigrid:  # the preconditioner in float32 (twice as fast): it sets the path, not the solution
         f32 = _HSLevel(*(a.astype(np.float32) for a in (jxx, jxy, jyy)), a2, _HS_KERNEL32)
-        r32 = np.empty(b.shape, np.float32)
 
-        def precondition(r: np.ndarray) -> np.ndarray:
-            np.copyto(r32, r, casting="same_kind")  # = r.astype(np.float32)
-            np.copyto(z, f32.v_cycle(r32))
-            return z
+        def precondition(r: np.ndarray) -> np.ndarray:  # float32, read as float64 by dot and cg_direction
+            return f32.v_cycle(r32)  # r32 = r.astype(np.float32), kept so by cg_update
 
     res = b - level.apply(x)
+    np.copyto(r32, res, casting="same_kind")
     done = 0
-    if np.sqrt(_dot(res, res, products)) > tol * b_norm:
+    if np.sqrt(dot(res, res)) > tol * b_norm:
         z = precondition(res)
-        rz = _dot(res, z, products)
-        direction = z.copy()
+        rz = dot(res, z)
+        direction = z.astype(np.float64)
         while done < n_iter:
             done += 1
             level.apply(direction, out=ad)
-            step = rz / _dot(direction, ad, products)
-            # x += step d, res -= step A d and the products res * res in one pass (the same operations)
-            hs_kernels.cg_update(x, res, direction, ad, step, products)
-            if np.sqrt(float(products.sum())) <= tol * b_norm:
+            step = rz / dot(direction, ad)
+            # x += step d, res -= step A d, r32 = float32(res) in one pass, and sum res * res
+            if np.sqrt(hs_kernels.cg_update(x, res, direction, ad, step, r32)) <= tol * b_norm:
                 break
             z = precondition(res)
-            rz_new = _dot(res, z, products)
+            rz_new = dot(res, z)
             hs_kernels.cg_direction(direction, z, rz_new / rz)  # d = d (rz_new / rz) + z
             rz = rz_new
     final = b - level.apply(x)

@@ -21,7 +21,6 @@ imported only when a Horn-Schunck level is built (not at planning).
 from __future__ import annotations
 
 import numpy as np
-from numba import literally
 
 from psybench.motion.models.flow.exact_jit import fma as _fma
 from psybench.motion.models.flow.exact_jit import jit as _jit
@@ -31,7 +30,7 @@ from psybench.motion.models.flow.exact_jit import jit_inline as _inline
 F32_FMA_LANES, F64_FMA_LANES = 8, 0
 
 
-@_inline
+@_jit
 def _filtered(up, mid, down, jm, j, jp, taps, fused):
     """The 3 x 3 average at column j of the rows ``up``, ``mid``, ``down`` (W,) (indices clamped at the borders)."""
     zero = taps[0] - taps[0]  # +0 in the dtype of the grid
@@ -54,14 +53,14 @@ def _filtered(up, mid, down, jm, j, jp, taps, fused):
     return acc + down[jp] * taps[7]
 
 
-@_jit
+@_inline
 def _span(w, out, jxx, jxy, jyy, s, taps, im, i, ip, j0, j1, fused):
     """Row i of ``A w`` at columns j0 <= j < j1 (interior: 1 <= j <= W - 2), as :meth:`_HSLevel.apply` orders it.
 
-    ``(j_u[c] w0 + j_v[c] w1) + (w[c] - K * w[c]) s`` for both components c. Compiled for each value of
-    ``fused`` (a literal), so that the loop has no branch and is vectorised.
+    ``(j_u[c] w0 + j_v[c] w1) + (w[c] - K * w[c]) s`` for both components c. Inlined with a constant
+    ``fused`` into :func:`_span_fused` and :func:`_span_plain`, so that each loop has no branch and is
+    vectorised.
     """
-    literally(fused)
     # the rows from column j0 - 1 on: their indices k - 1, k, k + 1 are never negative, so the compiled loop
     # has no wrap-around test on them and is vectorised
     a = j0 - 1
@@ -75,7 +74,19 @@ def _span(w, out, jxx, jxy, jyy, s, taps, im, i, ip, j0, j1, fused):
         out1[k] = (cxy[k] * w0 + cyy[k] * w1) + (w1 - _filtered(v_up, v_mid, v_down, j, k, k + 1, taps, fused)) * s
 
 
-@_jit
+@_inline
+def _span_fused(w, out, jxx, jxy, jyy, s, taps, im, i, ip, j0, j1):
+    """:func:`_span` with OpenCV's fused multiply-adds (its vector loop)."""
+    _span(w, out, jxx, jxy, jyy, s, taps, im, i, ip, j0, j1, True)
+
+
+@_inline
+def _span_plain(w, out, jxx, jxy, jyy, s, taps, im, i, ip, j0, j1):
+    """:func:`_span` with separate multiplies and adds (OpenCV's scalar tail; float64)."""
+    _span(w, out, jxx, jxy, jyy, s, taps, im, i, ip, j0, j1, False)
+
+
+@_inline
 def _edge(w, out, jxx, jxy, jyy, s, taps, im, i, ip, jm, j, jp, fused):
     """Row i of ``A w`` at a border column j (its neighbours ``jm``, ``jp`` clamped): :func:`_span`'s formula."""
     w0, w1 = w[0, i, j], w[1, i, j]
@@ -89,28 +100,58 @@ def _edge(w, out, jxx, jxy, jyy, s, taps, im, i, ip, jm, j, jp, fused):
 def _operator(w, b, out, jxx, jxy, jyy, q, p, det, s, taps, lanes, omega, mode):
     """Row by row: ``A w`` (mode 0), ``b - A w`` (1) or ``omega * block_solve(b - A w)`` (2) into ``out``.
 
+    Mode 2 is one damped block-Jacobi step: it also adds ``out`` to ``w`` (in place), a row behind.
+
     Columns below ``lanes * (W // lanes)`` fused as OpenCV's vector loop, the rest (its tail) not.
     """
     h, wd = w.shape[1], w.shape[2]
     vec = (wd // lanes) * lanes if lanes else 0
     for i in range(h):
         im, ip = max(i - 1, 0), min(i + 1, h - 1)
-        _edge(w, out, jxx, jxy, jyy, s, taps, im, i, ip, 0, 0, min(1, wd - 1), vec > 0)
+        first = min(0, wd)  # 0, typed int64 (a literal 0 would compile _edge once more)
+        _edge(w, out, jxx, jxy, jyy, s, taps, im, i, ip, first, first, min(1, wd - 1), vec > 0)
         if wd > 1:
             _edge(w, out, jxx, jxy, jyy, s, taps, im, i, ip, wd - 2, wd - 1, wd - 1, vec >= wd)
-        _span(w, out, jxx, jxy, jyy, s, taps, im, i, ip, 1, min(vec, wd - 1), True)
-        _span(w, out, jxx, jxy, jyy, s, taps, im, i, ip, max(vec, 1), wd - 1, False)
+        _span_fused(w, out, jxx, jxy, jyy, s, taps, im, i, ip, 1, min(vec, wd - 1))
+        _span_plain(w, out, jxx, jxy, jyy, s, taps, im, i, ip, max(vec, 1), wd - 1)
         if mode == 0:
             continue
-        for c in range(2):  # the row, still in cache: b - A w
-            bc, oc = b[c, i], out[c, i]
-            for j in range(wd):
-                oc[j] = bc[j] - oc[j]
-        if mode == 2:
-            _block_row(out[0, i], out[1, i], jxy[i], q[i], p[i], det[i], omega, out[0, i], out[1, i])
+        if mode == 1:
+            for c in range(2):  # the row, still in cache: b - A w
+                bc, oc = b[c, i], out[c, i]
+                for j in range(wd):
+                    oc[j] = bc[j] - oc[j]
+            continue
+        _block_residual_row(b[0, i], b[1, i], jxy[i], q[i], p[i], det[i], omega, out[0, i], out[1, i])
+        if i > 0:  # row i - 1 of w is no longer read (rows i - 1 .. i + 1 made row i): w += out there
+            _add_row(w, out, i - 1)
+    if mode == 2:
+        _add_row(w, out, h - 1)
 
 
-@_jit
+@_inline
+def _add_row(w, out, i):
+    """``w[:, i] += out[:, i]``."""
+    for c in range(2):
+        wc, oc = w[c, i], out[c, i]
+        for j in range(wc.shape[0]):
+            wc[j] = wc[j] + oc[j]
+
+
+@_inline
+def _block_residual_row(b0, b1, jxy, q, p, det, omega, out0, out1):
+    """One row of ``block_solve(b - out) * omega`` into ``out``, in place (``r = b - out`` for :func:`_block_row`).
+
+    Separate from :func:`_block_row` so that its output is not an input of another name: the compiled
+    loop's overlap test then passes and the row is vectorised (the same operations on each value).
+    """
+    for j in range(out0.shape[0]):
+        a, c = b0[j] - out0[j], b1[j] - out1[j]
+        out0[j] = ((q[j] * a - jxy[j] * c) / det[j]) * omega
+        out1[j] = ((p[j] * c - jxy[j] * a) / det[j]) * omega
+
+
+@_inline
 def _block_row(r0, r1, jxy, q, p, det, omega, out0, out1):
     """One row of ``block_solve(r) * omega``: ``((q r0 - jxy r1) / det) omega`` and ``((p r1 - jxy r0) / det) omega``.
 
@@ -123,15 +164,24 @@ def _block_row(r0, r1, jxy, q, p, det, omega, out0, out1):
 
 
 @_jit
+def operator(w, b, out, jxx, jxy, jyy, q, p, det, s, taps, lanes, omega, mode, n):
+    """:func:`_operator` ``n`` times: the one compiled entry of :func:`apply`, :func:`residual` and :func:`smooth`.
+
+    One entry, with ``mode`` a run-time value, so that the operator is compiled once per dtype (and not
+    once per mode and caller: the first Horn-Schunck job compiles the loops).
+    """
+    for _ in range(n):
+        _operator(w, b, out, jxx, jxy, jyy, q, p, det, s, taps, lanes, omega, mode)
+
+
 def apply(w, jxx, jxy, jyy, s, taps, lanes, out):
     """``out = A w`` for ``w`` (2, H, W); ``lanes``: the columns' vector width whose multiply-adds OpenCV fuses."""
-    _operator(w, w, out, jxx, jxy, jyy, jxx, jxx, jxx, s, taps, lanes, s, 0)
+    operator(w, w, out, jxx, jxy, jyy, jxx, jxx, jxx, s, taps, lanes, s, 0, 1)
 
 
-@_jit
 def residual(x, b, jxx, jxy, jyy, s, taps, lanes, out):
     """``out = b - A x``."""
-    _operator(x, b, out, jxx, jxy, jyy, jxx, jxx, jxx, s, taps, lanes, s, 1)
+    operator(x, b, out, jxx, jxy, jyy, jxx, jxx, jxx, s, taps, lanes, s, 1, 1)
 
 
 @_jit
@@ -141,15 +191,13 @@ def block_step(r, jxy, q, p, det, omega, out):
         _block_row(r[0, i], r[1, i], jxy[i], q[i], p[i], det[i], omega, out[0, i], out[1, i])
 
 
-@_jit
 def smooth(x, b, jxx, jxy, jyy, q, p, det, s, taps, lanes, omega, n, res):
-    """``n`` damped block-Jacobi steps ``x += omega * block_solve(b - A x)`` in place (``res``: work array)."""
-    for _ in range(n):
-        _operator(x, b, res, jxx, jxy, jyy, q, p, det, s, taps, lanes, omega, 2)
-        for c in range(2):
-            for i in range(x.shape[1]):
-                for j in range(x.shape[2]):
-                    x[c, i, j] = x[c, i, j] + res[c, i, j]
+    """``n`` damped block-Jacobi steps ``x += omega * block_solve(b - A x)`` in place (``res``: work array).
+
+    Each step adds a row of ``res`` to ``x`` as soon as the next row of ``res`` is made (Jacobi: the
+    step reads only the former ``x``, whose row i - 1 the rows from i + 1 on do not read).
+    """
+    operator(x, b, res, jxx, jxy, jyy, q, p, det, s, taps, lanes, omega, 2, n)
 
 
 @_jit
@@ -169,7 +217,9 @@ def restrict(r, weights, tmp, out):
     for c in range(2):
         for i in range(n_rows):  # along the columns: one value at a time
             row, dst = r[c, i], tmp[c, i]
-            for j in range(m_cols):
+            for j in range(1, m_cols - 1):  # inside (2 j + 1 < n_cols): the terms below, without the tests
+                dst[j] = ((row[2 * j] + row[2 * j + 1]) * centre + quarter * row[2 * j + 2]) + quarter * row[2 * j - 1]
+            for j in range(0, m_cols, max(m_cols - 1, 1)):  # the first and last cells
                 e = row[2 * j]
                 o = row[2 * j + 1] if 2 * j + 1 < n_cols else zero
                 v = (e + o) * centre
@@ -216,7 +266,13 @@ def prolong_add(xc, weights, tmp, x):
     for c in range(2):
         for i in range(m_rows):  # along the columns
             row, dst = xc[c, i], tmp[c, i]
-            for f in range(n_cols):
+            for j in range(1, m_cols - 1):  # inside: fine cells 2 j, 2 j + 1 < n_cols, neighbours unclamped
+                dst[2 * j] = centre * row[j] + quarter * row[j - 1]
+                dst[2 * j + 1] = centre * row[j] + quarter * row[j + 1]
+            last = 2 * m_cols - 2
+            for f in (0, 1, last, last + 1):  # the cells at the edges (clamped neighbours)
+                if f >= n_cols:
+                    continue
                 j = f // 2
                 nb = (j - 1 if j > 0 else 0) if f % 2 == 0 else (j + 1 if j < m_cols - 1 else m_cols - 1)
                 dst[f] = centre * row[j] + quarter * row[nb]
@@ -229,22 +285,95 @@ def prolong_add(xc, weights, tmp, x):
 
 
 @_jit
-def cg_update(x, res, direction, ad, step, products):
-    """``x += step d``, ``res -= step A d`` and ``products = res * res`` (the conjugate-gradient step, one pass)."""
-    xf, rf, df, af, pf = x.reshape(-1), res.reshape(-1), direction.reshape(-1), ad.reshape(-1), products.reshape(-1)
+def _block_dot(a, b, lo, n):
+    """One leaf of :func:`pairwise_dot` (``n <= 128`` terms from ``lo``), summed as NumPy sums it."""
+    if n < 8:
+        res = 0.0
+        for i in range(lo, lo + n):
+            res += np.float64(a[i]) * np.float64(b[i])
+        return res
+    r = np.empty(8)
+    for t in range(8):
+        r[t] = np.float64(a[lo + t]) * np.float64(b[lo + t])
+    i = 8
+    whole = n - n % 8
+    while i < whole:
+        for t in range(8):
+            r[t] += np.float64(a[lo + i + t]) * np.float64(b[lo + i + t])
+        i += 8
+    res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+    for k in range(lo + i, lo + n):
+        res += np.float64(a[k]) * np.float64(b[k])
+    return res
+
+
+@_jit
+def pairwise_dot(a, b, lo, n):
+    """``sum a[k] b[k]`` over the flat ``a``, ``b`` (1-D, any float dtypes, taken as float64) from ``lo``, ``n`` terms.
+
+    The products rounded to float64 and summed in NumPy's pairwise order (``np.add.reduce`` of a
+    contiguous array: ``pairwise_sum`` of numpy/_core/src/umath/loops_utils.h.src, numpy 2.x):
+    below 8 terms one by one from 0; up to 128 in eight running sums combined as
+    ``((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))``, then the rest one by one; above, the
+    sum of the first ``n // 2`` rounded down to a multiple of 8 plus the sum of the rest. So the
+    value is ``float(np.multiply(a, b).sum())``'s bits, without writing the products. The halving
+    runs on an explicit stack (a recursive function's cached machine code crashes Numba 0.6x).
+    """
+    starts, sizes = np.empty(130, np.int64), np.empty(130, np.int64)
+    stage, sums = np.zeros(130, np.int64), np.empty(130)
+    starts[0], sizes[0], top, held = lo, n, 1, 0
+    while top > 0:
+        k = top - 1
+        m = sizes[k]
+        if m <= 128:  # a leaf
+            sums[held] = _block_dot(a, b, starts[k], m)
+            held += 1
+            top -= 1
+            continue
+        half = m // 2
+        half -= half % 8
+        if stage[k] < 2:  # the first half, then the rest
+            starts[top] = starts[k] + (half if stage[k] else 0)
+            sizes[top] = m - half if stage[k] else half
+            stage[top] = 0
+            stage[k] += 1
+            top += 1
+        else:  # both halves summed: first + rest
+            sums[held - 2] = sums[held - 2] + sums[held - 1]
+            held -= 1
+            top -= 1
+    return sums[0]
+
+
+@_jit
+def dot(a, b):
+    """``float(np.multiply(a, b).sum())`` of two C-contiguous arrays of one shape: :func:`pairwise_dot`."""
+    af, bf = a.reshape(-1), b.reshape(-1)
+    return pairwise_dot(af, bf, 0, af.size)
+
+
+@_jit
+def cg_update(x, res, direction, ad, step, res32):
+    """``x += step d``, ``res -= step A d`` and ``res32 = float32(res)``; returns ``sum res * res``.
+
+    The conjugate-gradient step in one pass, the squared residual norm summed as :func:`dot` (NumPy's
+    order) and the residual rounded to float32 for the preconditioner, as ``np.copyto`` rounds it.
+    """
+    xf, rf, df, af, r32 = x.reshape(-1), res.reshape(-1), direction.reshape(-1), ad.reshape(-1), res32.reshape(-1)
     for k in range(xf.size):
         xf[k] = xf[k] + step * df[k]
         r = rf[k] - step * af[k]
         rf[k] = r
-        pf[k] = r * r
+        r32[k] = np.float32(r)
+    return pairwise_dot(rf, rf, 0, rf.size)
 
 
 @_jit
 def cg_direction(direction, z, beta):
-    """``d = d * beta + z`` (the new search direction)."""
+    """``d = d * beta + z`` (the new search direction; ``z`` float32 or float64, taken as float64)."""
     df, zf = direction.reshape(-1), z.reshape(-1)
     for k in range(df.size):
-        df[k] = df[k] * beta + zf[k]
+        df[k] = df[k] * beta + np.float64(zf[k])
 
 
 def weights(dtype) -> np.ndarray:
