@@ -56,6 +56,9 @@ def _with_defaults(validator_class):
     return jsonschema.validators.extend(validator_class, {"properties": set_defaults})
 
 
+_DefaultsValidator = _with_defaults(jsonschema.Draft202012Validator)
+
+
 def _describe(err: jsonschema.ValidationError) -> str:
     where = key_path(err.absolute_path)
     # a schema node's description shows the expected shape (e.g. of a models entry)
@@ -112,22 +115,22 @@ def prepare_workflow(config: dict[str, Any], *, schema_path: str | Path = SCHEMA
     return models
 
 
-def _load_schema(path: Path) -> dict[str, Any]:
-    """The schema at ``path``, parsed once per content (planning validates the motion
-    sections once per stimulus set, several times per run: issue 15)."""
+def _validator(path: Path) -> jsonschema.protocols.Validator:
+    """The defaults-filling validator of the schema at ``path``, built once per content (planning
+    validates the config, then the motion sections once per stimulus set: 7 times per run, issue 15)."""
     stat = path.stat()
-    return copy.deepcopy(_parse_schema(str(path), stat.st_mtime_ns, stat.st_size))
+    return _schema_validator(str(path), stat.st_mtime_ns, stat.st_size)
 
 
 @functools.lru_cache(maxsize=8)
-def _parse_schema(path: str, mtime_ns: int, size: int) -> dict[str, Any]:
-    return safe_load(Path(path).read_text())
+def _schema_validator(path: str, mtime_ns: int, size: int) -> jsonschema.protocols.Validator:
+    # the validator only reads its schema (defaults are deep-copied into the instance): one per content
+    return _DefaultsValidator(safe_load(Path(path).read_text()))
 
 
 def check_schema(config: dict[str, Any], *, schema_path: str | Path = SCHEMA_PATH) -> dict[str, Any]:
     """Check ``config`` against config/schema.yaml alone, filling its defaults in place; return it."""
-    schema = _load_schema(Path(schema_path))
-    validator = _with_defaults(jsonschema.Draft202012Validator)(schema)
+    validator = _validator(Path(schema_path))
     errors = sorted(
         validator.iter_errors(config), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path)))
     )

@@ -6,9 +6,8 @@ import sys
 from pathlib import Path
 
 from psybench.config import prepare_workflow
-from psybench.io.atomic import remove_stale_temporaries
 from psybench.io.cache import use_umask_cache
-from psybench.io.integrity import quarantine_damaged
+from psybench.io.integrity import quarantine_damaged, repair_results
 from psybench.io.planning import may_repair
 from psybench.provenance import PACKAGE_ROOT, code_hash, params_hash
 
@@ -23,9 +22,11 @@ MODELS = prepare_workflow(config)
 _repair = False
 if config["verify_stores"] == "structural":
     _repair, _ = may_repair(Path.cwd(), sys.argv[1:], main_process=workflow.is_main_process)
-    for _tmp in remove_stale_temporaries("results") if _repair else []:
+    # one walk of results/: killed writers' temporaries removed, then each folder's artifacts checked
+    _removed, _moved = repair_results("results") if _repair else ([], [])
+    for _tmp in _removed:
         logger.info(f"psybench: removed {_tmp}, left by a killed run")
-    for _store, _why in quarantine_damaged("results") if _repair else []:
+    for _store, _why in _moved:
         _kind = "table" if _store.suffix == ".csv" else "store"
         logger.warning(f"psybench: moved damaged {_kind} {_store} to results/.damaged/ to rebuild it: {_why}")
 

@@ -96,6 +96,36 @@ class TestRecordedListing:
         assert not (tmp_path / ".tree.listing.json").exists()
         assert quarantine_changed_tree(root, tmp_path / "damaged") is None  # absent: nothing to do
 
+    @pytest.mark.parametrize("change", ["delete", "truncate", "replace", "add", "edit_status"])
+    def test_tree_recorded_unchanged_reads_no_listing_until_a_file_changes(self, tmp_path, monkeypatch, change):
+        """The stat record beside a tree that matched its listing: the next check lists and compares nothing."""
+        from psybench.io import inputs
+
+        root = _tree(tmp_path)
+        record_listing(root)
+        assert quarantine_changed_tree(root, tmp_path / "damaged") is None
+        assert (tmp_path / ".tree.psybench-verified.json").is_file()
+        compared = []
+        monkeypatch.setattr(inputs, "listing_change", lambda r: compared.append(r) or listing_change(r))
+        assert quarantine_changed_tree(root, tmp_path / "damaged") is None and compared == []
+        _change(root, change)
+        assert "a/" in quarantine_changed_tree(root, tmp_path / "damaged") and compared == [root]
+        assert not root.exists() and not (tmp_path / ".tree.psybench-verified.json").exists()
+
+    def test_touched_tree_is_compared_with_its_listing_then_recorded_again(self, tmp_path, monkeypatch):
+        from psybench.io import inputs
+
+        root = _tree(tmp_path)
+        record_listing(root)
+        assert quarantine_changed_tree(root, tmp_path / "damaged") is None
+        frame = root / "a" / "scene" / "scene_001.png"
+        st = frame.stat()
+        os.utime(frame, ns=(st.st_atime_ns, st.st_mtime_ns))  # same times: only its ctime moves
+        compared = []
+        monkeypatch.setattr(inputs, "listing_change", lambda r: compared.append(r) or listing_change(r))
+        assert quarantine_changed_tree(root, tmp_path / "damaged") is None and compared == [root]
+        assert quarantine_changed_tree(root, tmp_path / "damaged") is None and compared == [root]
+
     def test_tree_without_listing_is_reported_then_recorded_once(self, tmp_path):
         root = _tree(tmp_path)
         assert "has no recorded listing" in listing_change(root)

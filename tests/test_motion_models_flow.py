@@ -325,3 +325,20 @@ def test_bad_frames_rejected(name):
     bad[3, 3] = np.nan
     with pytest.raises(ValueError, match=rf"{name}: frames contain non-finite"):
         MODELS[name](f0, bad)
+
+
+def test_dis_presets_are_opencvs_and_opencv_runs_on_one_thread():
+    """The presets are written out (planning imports no OpenCV); the first OpenCV use sets one thread."""
+    import subprocess
+    import sys
+
+    import cv2
+
+    assert flow.DIS_PRESETS == {"ultrafast": cv2.DISOPTICAL_FLOW_PRESET_ULTRAFAST,
+                                "fast": cv2.DISOPTICAL_FLOW_PRESET_FAST, "medium": cv2.DISOPTICAL_FLOW_PRESET_MEDIUM}
+    code = ("import sys; from psybench.registry import resolve_model; "
+            "m = resolve_model({'name': 'hs', 'algorithm': 'horn_schunck'}, track='motion'); "
+            "assert 'cv2' not in sys.modules, 'the model registry imported OpenCV'; "
+            "from psybench._opencv import cv2; print(cv2.getNumThreads())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "1"

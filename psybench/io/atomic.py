@@ -21,10 +21,10 @@ import contextlib
 import os
 import re
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-__all__ = ["atomic_output", "temporary_sibling", "remove_stale_temporaries"]
+__all__ = ["atomic_output", "temporary_sibling", "remove_stale_temporaries", "remove_stale_in", "is_temporary"]
 
 # d.tmp-<pid>, .f.tmp-<pid>.ext, d.old-<pid> (and .t.files.json.tmp-<pid>): see temporary_sibling
 _TEMPORARY = re.compile(r"\.(?:tmp|old)-(\d+)(?:\.[^/]*)?$")
@@ -126,7 +126,8 @@ def remove_stale_temporaries(root: str | os.PathLike) -> list[Path]:
     A writer's process id is part of its temporary's name. Only process ids of
     this machine can be checked: call this when no other run works in the folder
     (the workflow does so under the same conditions as the damaged-store check,
-    :func:`psybench.io.planning.may_repair`). A live process that reuses a dead
+    :func:`psybench.io.planning.may_repair`, in the same walk of the results:
+    :func:`psybench.io.integrity.repair_results`). A live process that reuses a dead
     writer's id keeps the leftover until the next run.
     """
     root = Path(root)
@@ -134,11 +135,23 @@ def remove_stale_temporaries(root: str | os.PathLike) -> list[Path]:
     if not root.is_dir():
         return removed
     for dirpath, dirnames, filenames in os.walk(root):
-        here = Path(dirpath)
-        for name in [*dirnames, *filenames]:
-            m = _TEMPORARY.search(name)
-            if m and not _alive(int(m.group(1))):
-                _remove(here / name)
-                removed.append(here / name)
+        removed += remove_stale_in(dirpath, [*dirnames, *filenames])
         dirnames[:] = [d for d in dirnames if not d.endswith(".zarr") and not _TEMPORARY.search(d)]
     return sorted(removed)
+
+
+def is_temporary(name: str) -> bool:
+    """Whether ``name`` is a writer's temporary (``d.tmp-<pid>``, ``.f.tmp-<pid>.ext``, ``d.old-<pid>``)."""
+    return _TEMPORARY.search(name) is not None
+
+
+def remove_stale_in(folder: str | os.PathLike, names: Iterable[str]) -> list[Path]:
+    """Remove the entries ``names`` of ``folder`` that are temporaries of dead writers; return them."""
+    removed = []
+    for name in names:
+        m = _TEMPORARY.search(name)
+        if m and not _alive(int(m.group(1))):
+            path = Path(folder, name)
+            _remove(path)
+            removed.append(path)
+    return removed

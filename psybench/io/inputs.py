@@ -29,8 +29,10 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
+from psybench.io.verified import VerifiedState
+
 __all__ = ["tree_listing", "tree_digest", "iter_files", "listing_path", "record_listing", "listing_change",
-           "quarantine_changed_tree"]
+           "quarantine_changed_tree", "LISTING_SUFFIX"]
 
 
 def tree_listing(root: str | os.PathLike) -> list[tuple[str, int, int]]:
@@ -97,10 +99,15 @@ def tree_digest(root: str | os.PathLike) -> str:
 
 
 
+LISTING_SUFFIX = ".listing.json"
+# the stat record of a tree found equal to its listing (quarantine_changed_tree)
+TREE_RECORD_SUFFIX = ".psybench-verified.json"
+
+
 def listing_path(root: str | os.PathLike) -> Path:
     """Where :func:`record_listing` keeps the listing of the tree ``root``: ``.<name>.listing.json`` beside it."""
     root = Path(root)
-    return root.parent / f".{root.name}.listing.json"
+    return root.parent / f".{root.name}{LISTING_SUFFIX}"
 
 
 def record_listing(root: str | os.PathLike) -> Path:
@@ -168,6 +175,14 @@ def quarantine_changed_tree(
         Why it was moved (:func:`listing_change`), or None if it is unchanged or absent.
         A tree without a recorded listing (written by an older psybench) is taken as
         it is and its listing recorded.
+
+    Notes
+    -----
+    A tree found equal to its listing is recorded by the ``stat`` of its files and
+    folders (:class:`psybench.io.verified.VerifiedState`, in ``.<name>.psybench-verified.json``
+    beside it); the next call only calls ``stat`` on those paths and reads no listing when
+    none changed (size, modification and status-change times, inode: an added or
+    removed file changes its folder's). Any change falls back to the listing's comparison.
     """
     root = Path(root)
     if not root.is_dir():
@@ -175,12 +190,20 @@ def quarantine_changed_tree(
     if not listing_path(root).is_file():  # written before listings were recorded: trusted once, recorded now
         record_listing(root)
         return None
+    # the stat of every file and folder of the tree when it last matched its listing: unchanged, no listing is read
+    state = VerifiedState(root.parent, name=f".{root.name}{TREE_RECORD_SUFFIX}")
+    if state.status(root) == "unchanged":
+        return None
+    snap = state.snapshot(root)  # before the comparison: a change during it is seen next time
     why = listing_change(root)
     if why is None:
+        state.record(root, snap)
+        state.save()
         return None
     from psybench.io.integrity import move_aside  # the quarantine's mover (integrity imports this module)
 
     for path in [root, *map(Path, derived)]:
         move_aside([path], Path(path.anchor), Path(dest))
     listing_path(root).unlink(missing_ok=True)
+    state.path.unlink(missing_ok=True)
     return why

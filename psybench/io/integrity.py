@@ -21,21 +21,23 @@ import hashlib
 import json
 import os
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import xxhash
 
+from psybench.io.atomic import is_temporary, remove_stale_in
 from psybench.io.filecheck import FILES_NAME, FileCheckError, check_files, check_table, quick_check_files, store_stamped
+from psybench.io.inputs import LISTING_SUFFIX
 from psybench.io.verified import VerifiedState
 
 if TYPE_CHECKING:
     import zarr
 
-__all__ = ["StoreError", "MANIFEST_KEY", "FORMAT_VERSION", "verify_store", "quarantine_damaged", "digest_block",
-           "combine_digests", "open_group", "array_digest", "BLOCK_DIGEST", "move_aside"]
+__all__ = ["StoreError", "MANIFEST_KEY", "FORMAT_VERSION", "verify_store", "quarantine_damaged", "repair_results",
+           "digest_block", "combine_digests", "open_group", "array_digest", "BLOCK_DIGEST", "move_aside"]
 
 MANIFEST_KEY = "psybench"
 FORMAT_VERSION = 3  # 2: with the file manifest .psybench-files; 3: arrays digested with xxh3_128
@@ -175,10 +177,6 @@ def _check_listed(path: Path, manifest: Mapping[str, Any], *, content: bool) -> 
         raise StoreError(f"store {path}: {exc}; delete it and rerun") from None
 
 
-def _is_store_dir(path: Path) -> bool:
-    return path.suffix == ".zarr" and ".tmp-" not in path.name and ".old-" not in path.name
-
-
 def _count_files(path: Path) -> int:
     n = 0
     stack = [path]
@@ -279,7 +277,10 @@ def quarantine_damaged(
 
     Writers build under temporary names (``x.zarr.tmp-<pid>``, ``.t.tmp-<pid>.csv``)
     that are never checked; a store or table replaced by a writer while it is being
-    checked (another file at the name afterwards) is left alone.
+    checked (another file at the name afterwards) is left alone. A tree with a
+    recorded listing beside it (a generated IntPhys split, :func:`psybench.io.inputs.record_listing`)
+    is raw data checked against that listing (:func:`psybench.io.inputs.quarantine_changed_tree`),
+    not entered here.
 
     Parameters
     ----------
@@ -297,48 +298,106 @@ def quarantine_damaged(
     list of (path, reason)
         The stores and tables moved aside (found, with ``move=False``) and why.
     """
+    return _scan(root, dest, move=move, temporaries=False)[1]
+
+
+def repair_results(
+    root: str | os.PathLike, *, dest: str | os.PathLike | None = None
+) -> tuple[list[Path], list[tuple[Path, str]]]:
+    """Before planning: remove killed writers' temporaries and move damaged artifacts aside, in one walk.
+
+    :func:`psybench.io.atomic.remove_stale_temporaries` and :func:`quarantine_damaged`
+    (``move=True``) as one pass over the folders of ``root``: each folder's stale
+    temporaries are removed before its stores and tables are checked.
+
+    Returns
+    -------
+    (list of pathlib.Path, list of (path, reason))
+        The temporaries removed (sorted), and the artifacts moved aside and why.
+    """
+    removed, moved = _scan(root, dest, move=True, temporaries=True)
+    return sorted(removed), moved
+
+
+def _folders(root: str, dest: str) -> Iterator[tuple[str, list[str], list[str]]]:
+    """``(folder, folder names, file names)`` of ``root`` and of every folder below it that may hold artifacts.
+
+    Not entered: stores (and their writers' staging folders), temporaries, ``dest`` (and
+    any folder of its name), symlinked folders (as :func:`os.walk`) and trees with a
+    recorded listing. A folder is listed when reached, after the caller has handled its parent.
+    """
+    dest_name = os.path.basename(dest)
+    stack = [root]
+    while stack:
+        here = stack.pop()
+        dirs, files, links = [], [], set()
+        try:
+            with os.scandir(here) as it:
+                for e in it:
+                    if e.is_dir():
+                        dirs.append(e.name)
+                        if e.is_symlink():
+                            links.add(e.name)
+                    else:
+                        files.append(e.name)
+        except FileNotFoundError:  # removed since its parent was listed (a stale temporary)
+            continue
+        dirs.sort()
+        files.sort()
+        yield here, dirs, files
+        listed = {f[1:-len(LISTING_SUFFIX)] for f in files if f.startswith(".") and f.endswith(LISTING_SUFFIX)}
+        for d in reversed(dirs):
+            if not (d.endswith(".zarr") or ".zarr." in d or d in links or d in listed or d == dest_name
+                    or is_temporary(d)) and os.path.join(here, d) != dest:
+                stack.append(os.path.join(here, d))
+
+
+def _scan(
+    root: str | os.PathLike, dest: str | os.PathLike | None, *, move: bool, temporaries: bool
+) -> tuple[list[Path], list[tuple[Path, str]]]:
     root = Path(root)
     dest = Path(dest) if dest is not None else root / ".damaged"
+    removed: list[Path] = []
     moved: list[tuple[Path, str]] = []
     if not root.is_dir():
-        return moved
+        return removed, moved
     verified = VerifiedState(root)
-    for dirpath, dirnames, filenames in os.walk(root):
-        here = Path(dirpath)
-        if here == dest or dest in here.parents:
-            dirnames[:] = []
-            continue
-        stores = [d for d in dirnames if _is_store_dir(here / d)]
-        dirnames[:] = [d for d in dirnames if not d.endswith(".zarr") and ".zarr." not in d and d != dest.name]
-        for d in stores:
-            state = verified.status(here / d)
+    for here, dirs, files in _folders(os.fspath(root), os.fspath(dest)):
+        if temporaries:
+            removed += remove_stale_in(here, [*dirs, *files])
+        for d in dirs:
+            if not d.endswith(".zarr") or ".tmp-" in d or ".old-" in d:
+                continue
+            state = verified.status(os.path.join(here, d))
             if state == "unchanged":
                 continue
-            snap = verified.snapshot(here / d)
+            store = Path(here, d)
+            snap = verified.snapshot(store)
             # hash every file of one changed in place, or new and not as its writer stamped it (a copy, an edit)
-            content = state == "modified" or not store_stamped(here / d)
+            content = state == "modified" or not store_stamped(store)
             check = functools.partial(_quick_verify, content=True) if content else _quick_verify
-            why = _damage(here / d, check)
+            why = _damage(store, check)
             if why is not None:
                 if move:
-                    move_aside([here / d], root, dest)
-                moved.append((here / d, why))
+                    move_aside([store], root, dest)
+                moved.append((store, why))
             else:
-                verified.record(here / d, snap)
-        for f in filenames:
+                verified.record(store, snap)
+        for f in files:
             if f.startswith(".") and f.endswith(".files.json"):
-                csv = here / f"{f[1:-len('.files.json')]}.csv"
-                table = [csv.name, csv.with_suffix(".parquet").name, f]
-                state = verified.status(csv, here, anchor=f)
+                csv_name = f"{f[1:-len('.files.json')]}.csv"
+                state = verified.status(os.path.join(here, csv_name), here, anchor=f)
                 if state == "unchanged":
                     continue
+                csv = Path(here, csv_name)
+                table = [csv.name, csv.with_suffix(".parquet").name, f]
                 snap = verified.snapshot(csv, here, table, anchor=f)
                 why = _damage(csv, functools.partial(check_table, content=state == "modified"))
                 if why is not None:
                     if move:
-                        move_aside([here / n for n in table], root, dest)
+                        move_aside([Path(here, n) for n in table], root, dest)
                     moved.append((csv, why))
                 else:
                     verified.record(csv, snap)
     verified.save()
-    return moved
+    return removed, moved

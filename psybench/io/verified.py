@@ -48,18 +48,18 @@ VERIFIED_NAME = ".psybench-verified.json"
 _FORMAT = 1
 
 
-def artifact_paths(base: Path, names: Iterable[str] | None = None) -> list[str]:
+def artifact_paths(base: str | os.PathLike, names: Iterable[str] | None = None) -> list[str]:
     """Every path of an artifact, relative to ``base``: ``"."`` and all entries below it (a store folder), or ``names``.
 
     Folders end in ``/``. Symlinks are followed, as the checks follow them.
     """
     if names is not None:
-        return sorted(n for n in names if os.path.lexists(base / n))
+        return sorted(n for n in names if os.path.lexists(os.path.join(base, n)))
     out = ["."]
     stack = [""]
     while stack:
         rel = stack.pop()
-        with os.scandir(base / rel if rel else base) as it:
+        with os.scandir(os.path.join(base, rel)) as it:
             for entry in it:
                 name = f"{rel}{entry.name}"
                 if entry.is_dir(follow_symlinks=True):
@@ -70,7 +70,7 @@ def artifact_paths(base: Path, names: Iterable[str] | None = None) -> list[str]:
     return sorted(out)
 
 
-def stat_digest(base: Path, paths: Iterable[str]) -> str | None:
+def stat_digest(base: str | os.PathLike, paths: Iterable[str]) -> str | None:
     """SHA-256 of the ``stat`` of ``paths`` below ``base``; None when one is missing."""
     h = hashlib.sha256()
     prefix = os.fspath(base) + os.sep
@@ -91,11 +91,15 @@ class VerifiedState:
     root : path-like
         The results folder; keys are artifact paths relative to it (a store folder,
         or a table's CSV).
+    name : str
+        The record's file name in ``root`` (default :data:`VERIFIED_NAME`; a generated
+        tree's record is named after the tree, :func:`psybench.io.inputs.quarantine_changed_tree`).
     """
 
-    def __init__(self, root: str | os.PathLike):
+    def __init__(self, root: str | os.PathLike, name: str = VERIFIED_NAME):
         self.root = Path(root)
-        self.path = self.root / VERIFIED_NAME
+        self.path = self.root / name
+        self._prefix = os.fspath(self.root) + os.sep
         self._old: dict[str, list] = {}
         self._new: dict[str, list] = {}
         try:
@@ -105,10 +109,13 @@ class VerifiedState:
         except (OSError, ValueError, AttributeError):
             pass  # no record, or an unreadable one: every artifact is checked in full
 
-    def _key(self, path: Path) -> str:
-        return path.relative_to(self.root).as_posix()
+    def _key(self, path: str | os.PathLike) -> str:
+        path = os.fspath(path)
+        if os.sep == "/" and path.startswith(self._prefix):  # the walk's paths: no pathlib per artifact
+            return path[len(self._prefix):]
+        return Path(path).relative_to(self.root).as_posix()
 
-    def status(self, path: Path, base: Path | None = None, anchor: str = ".") -> str:
+    def status(self, path: str | os.PathLike, base: str | os.PathLike | None = None, anchor: str = ".") -> str:
         """How the artifact at ``path`` (its files below ``base``, default ``path``) compares with the record.
 
         Returns
@@ -131,25 +138,26 @@ class VerifiedState:
             self._new[key] = rec
             return "unchanged"
         try:
-            same = os.stat(base / anchor).st_ino == anchor_ino
+            same = os.stat(os.path.join(base, anchor)).st_ino == anchor_ino
         except OSError:
             return "new"
         return "modified" if same else "new"
 
     def snapshot(
-        self, path: Path, base: Path | None = None, names: Iterable[str] | None = None, anchor: str = "."
+        self, path: str | os.PathLike, base: str | os.PathLike | None = None, names: Iterable[str] | None = None,
+        anchor: str = ".",
     ) -> list | None:
         """The paths, stat digest and anchor inode of an artifact, taken *before* its check (None if gone)."""
         base = base if base is not None else path
         try:
             paths = artifact_paths(base, names)
-            anchor_ino = os.stat(base / anchor).st_ino
+            anchor_ino = os.stat(os.path.join(base, anchor)).st_ino
         except OSError:
             return None
         digest = stat_digest(base, paths)
         return None if digest is None else [paths, digest, anchor_ino]
 
-    def record(self, path: Path, snap: list | None) -> None:
+    def record(self, path: str | os.PathLike, snap: list | None) -> None:
         """Record an artifact that passed its check, by the snapshot taken before the check."""
         if snap is not None:
             self._new[self._key(path)] = snap

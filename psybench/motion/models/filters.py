@@ -13,8 +13,9 @@ are the same up to float32 rounding (tested against ``scipy.ndimage``).
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
+
+from psybench._opencv import cv2
 
 __all__ = [
     "gaussian_kernel", "correlate_x", "correlate_y", "blur_channels", "gaussian_matrix", "channel_mix", "ring_mix",

@@ -5,7 +5,7 @@ Every algorithm validates its frames and knobs here (:func:`_check_frames`,
 hand a per-level solver to :func:`_coarse_to_fine` (warp, Gaussian pyramid,
 upsampled flow), as scikit-image's ``_coarse_to_fine`` does.
 
-OpenCV is limited to one thread (``cv2.setNumThreads(1)`` at import): the runner
+OpenCV is limited to one thread (``cv2.setNumThreads(1)`` at its first use, :mod:`psybench._opencv`): the runner
 (:mod:`psybench.motion.responses`) already processes frame pairs in parallel
 threads, and nested thread pools only oversubscribe the cores.
 """
@@ -15,10 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import cv2
 import numpy as np
-
-cv2.setNumThreads(1)
 
 # Coarse-to-fine pyramids stop before a level's shorter side drops below this.
 _MIN_PYRAMID_SIDE = 8

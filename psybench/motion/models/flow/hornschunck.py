@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from functools import partial
 
-import cv2
 import numpy as np
 
+from psybench._opencv import cv2
 from psybench.motion.models.flow.common import (
     _check_frames,
     _coarse_to_fine,

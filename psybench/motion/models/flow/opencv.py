@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 
+from psybench._opencv import cv2
 from psybench.motion.models.flow.common import _check_frames, _number
 from psybench.registry import register
 
@@ -13,12 +13,10 @@ __all__ = ["farneback", "dis", "DIS_PRESETS"]
 FARNEBACK_REFERENCE = "Farneback (2003), Proc. SCIA, LNCS 2749:363-370 (OpenCV calcOpticalFlowFarneback)"
 DIS_REFERENCE = "Kroeger, Timofte, Dai & Van Gool (2016), Proc. ECCV, LNCS 9908:471-488 (OpenCV DISOpticalFlow)"
 
-#: OpenCV's DIS presets by name.
-DIS_PRESETS = {
-    "ultrafast": cv2.DISOPTICAL_FLOW_PRESET_ULTRAFAST,
-    "fast": cv2.DISOPTICAL_FLOW_PRESET_FAST,
-    "medium": cv2.DISOPTICAL_FLOW_PRESET_MEDIUM,
-}
+#: OpenCV's DIS presets by name: the values of ``cv2.DISOPTICAL_FLOW_PRESET_{ULTRAFAST,FAST,MEDIUM}``
+#: (OpenCV's ``DISOpticalFlow`` enum), written out so that importing this module (the model registry,
+#: at every planning) does not import OpenCV (tests/test_motion_models_flow.py compares them).
+DIS_PRESETS = {"ultrafast": 0, "fast": 1, "medium": 2}
 
 
 # ---------------------------------------------------------------------- Farneback
