@@ -9,7 +9,8 @@ the loops compile in each process.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from psybench._numba import cached_njit
 
 __all__ = ["MAP_BLOCK", "count_direct", "count_sorted"]
 
@@ -19,11 +20,7 @@ MAP_BLOCK = 256
 _RUN = 32767
 
 
-def _jit(func):
-    try:
-        return njit(cache=True, nogil=True)(func)
-    except RuntimeError:  # no writable cache directory
-        return njit(nogil=True)(func)
+_jit = cached_njit(nogil=True)
 
 
 @_jit

@@ -15,24 +15,9 @@ keep the former machine code.
 
 from __future__ import annotations
 
-from numba import njit
 from numba.extending import intrinsic
 
-
-def _cached(**options):
-    """``njit(cache=True, **options)``; without a writable cache directory, ``cache=False`` (compiled per process).
-
-    Numba refuses ``cache=True`` (RuntimeError "no locator available") when neither the
-    package's ``__pycache__``, ``NUMBA_CACHE_DIR`` nor the user's cache directory is writable:
-    the loops then still run, at the cost of compiling them in each process.
-    """
-    def decorate(func):
-        try:
-            return njit(cache=True, **options)(func)
-        except RuntimeError:
-            return njit(cache=False, **options)(func)
-    return decorate
-
+from psybench._numba import cached_njit as _cached
 
 jit = _cached(nogil=True, error_model="numpy")
 jit_inline = _cached(nogil=True, error_model="numpy", inline="always")
