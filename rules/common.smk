@@ -7,6 +7,7 @@ from pathlib import Path
 
 from psybench.config import prepare_workflow
 from psybench.io.cache import use_umask_cache
+from psybench.io.inputs import quarantine_changed_tree
 from psybench.io.integrity import quarantine_damaged, repair_results
 from psybench.io.planning import may_repair
 from psybench.provenance import PACKAGE_ROOT, code_hash, params_hash
@@ -31,12 +32,22 @@ if config["verify_stores"] == "structural":
         logger.warning(f"psybench: moved damaged {_kind} {_store} to results/.damaged/ to rebuild it: {_why}")
 
 
-# Record what this run wrote as intact (results/.psybench-verified.json): the next run's
-# check then only stats it (the no-op rerun after a full run reads no artifact).
+# Trees written by the workflow and checked against their recorded listing before each run
+# (the generated IntPhys splits: rules/intphys_common.smk adds them).
+LISTED_TREES = []
+
+
+# Record what this run wrote as intact (results/.psybench-verified.json, and the stat of
+# each listed tree equal to its listing): the next run's check then only stats it (the no-op
+# rerun after a full run reads no artifact and no listing).
 # Runs only after jobs ran and succeeded, never after a dry run or "Nothing to be done".
 onsuccess:
     for _store, _why in quarantine_damaged("results", move=False) if _repair else []:
         logger.warning(f"psybench: {_store} is damaged, the next run rebuilds it: {_why}")
+    for _tree in LISTED_TREES if _repair else []:
+        _why = quarantine_changed_tree(_tree, None, move=False)
+        if _why:
+            logger.warning(f"psybench: {_tree} changed since it was written, the next run rebuilds it: {_why}")
 
 
 # --cache: entries with the user's umask (group-shared with the cache folder), one level each.

@@ -18,6 +18,7 @@ INTPHYS_ROOT = str(INTPHYS["data_root"])
 # aside to results/.damaged/ with its ingested stores, and generated again with everything
 # downstream. Real run only.
 if INTPHYS["generate"] and config["verify_stores"] == "structural" and _repair:
+    LISTED_TREES.extend(f"{INTPHYS_ROOT}/{_split}" for _split in ("train", "dev", "test"))
     for _split in ("train", "dev", "test"):
         _why = quarantine_changed_tree(
             f"{INTPHYS_ROOT}/{_split}",

@@ -126,6 +126,24 @@ class TestRecordedListing:
         assert quarantine_changed_tree(root, tmp_path / "damaged") is None and compared == [root]
         assert quarantine_changed_tree(root, tmp_path / "damaged") is None and compared == [root]
 
+    def test_check_without_move_records_an_intact_tree_and_leaves_a_changed_one(self, tmp_path, monkeypatch):
+        """move=False (the workflow's onsuccess): an intact tree is recorded, so the next check reads no
+        listing; a changed one is reported and left in place for the next run's check to move."""
+        from psybench.io import inputs
+
+        root = _tree(tmp_path)
+        record_listing(root)
+        assert quarantine_changed_tree(root, None, move=False) is None
+        assert (tmp_path / ".tree.psybench-verified.json").is_file()
+        compared = []
+        monkeypatch.setattr(inputs, "listing_change", lambda r: compared.append(r) or listing_change(r))
+        assert quarantine_changed_tree(root, tmp_path / "damaged") is None and compared == []
+        _change(root, "delete")
+        assert "a/" in quarantine_changed_tree(root, None, move=False)
+        assert root.is_dir() and (tmp_path / ".tree.listing.json").is_file()
+        assert "a/" in quarantine_changed_tree(root, tmp_path / "damaged")
+        assert not root.exists()
+
     def test_tree_without_listing_is_reported_then_recorded_once(self, tmp_path):
         root = _tree(tmp_path)
         assert "has no recorded listing" in listing_change(root)

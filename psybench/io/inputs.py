@@ -154,7 +154,8 @@ def listing_change(root: str | os.PathLike) -> str | None:
 
 
 def quarantine_changed_tree(
-    root: str | os.PathLike, dest: str | os.PathLike, *, derived: Sequence[str | os.PathLike] = ()
+    root: str | os.PathLike, dest: str | os.PathLike | None, *, derived: Sequence[str | os.PathLike] = (),
+    move: bool = True,
 ) -> str | None:
     """Move the tree ``root`` (its listing, and what was derived from it) to ``dest`` if it changed.
 
@@ -168,6 +169,10 @@ def quarantine_changed_tree(
     derived : sequence of path-like
         Outputs read from the tree (its ingested stores), moved to ``dest`` too: Snakemake
         does not rebuild a missing intermediate whose consumers' outputs are present.
+    move : bool
+        False: only compare and record a tree equal to its listing (the workflow's
+        ``onsuccess``, so that the first run after the one that wrote the tree reads no
+        listing); a changed tree is left where it is, for the next run's check to move.
 
     Returns
     -------
@@ -200,6 +205,8 @@ def quarantine_changed_tree(
         state.record(root, snap)
         state.save()
         return None
+    if not move:
+        return why
     from psybench.io.integrity import move_aside  # the quarantine's mover (integrity imports this module)
 
     for path in [root, *map(Path, derived)]:
