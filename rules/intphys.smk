@@ -89,7 +89,11 @@ rule intphys_train:
         "logs/benchmarks/intphys_train/job.tsv"
     conda:
         "../envs/psybench.yaml"
-    threads: 2
+    # one core by default: a 2-thread job waits for both cores, which kept this 2-s job and the
+    # IntPhys predictions and scores after it to the end of the default run (issue 15). The sums
+    # are added in block order at any thread count (same weights); a large training set streams
+    # N blocks at a time with --set-threads intphys_train=N (profiles/slurm: 4).
+    threads: 1
     resources:
         mem_mb=2000,
     params:
