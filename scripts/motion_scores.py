@@ -4,6 +4,10 @@ import sys
 
 sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
 
+from psybench._malloc import keep_freed_memory  # noqa: E402
+
+keep_freed_memory()  # each frame block's temporaries reused, not page-faulted in again (issue 15)
+
 from psybench.motion.scores import score_model_responses  # noqa: E402
 
 score_model_responses(
