@@ -1,7 +1,10 @@
 """Cost that grows with the work: the workflow on a small config, doubling one dimension at a time.
 
-Issue 15, deliver 5. Four cases, each a fresh copy of the workflow run by a fresh
-``snakemake --cores 2 all`` process (motion and intphys tracks, tiny displays):
+Issue 15, deliver 5. Four cases, each run by a fresh ``snakemake --cores 2 all`` process
+from an empty ``results/`` in one copy of the workflow (motion and intphys tracks, tiny
+displays). A first, unmeasured run of the base case pays the one-time costs (Numba's
+compilation into the copy's cache, cold file caches), which would otherwise be counted
+in whichever case ran first:
 
 * ``base``: 11 motion stimuli (one direction), one motion model, 72 IntPhys dev movies
   (block O1, one quadruplet per condition, 96 x 96 px, 40 frames) and two IntPhys models;
@@ -21,12 +24,13 @@ the CPU seconds of the script processes of the stages the case doubles
 (:data:`SCALING`; user + system time of every job process, sampled from ``/proc``)
 over the base's, 2 for linear growth (less where each job's start-up is a fixed
 part, which ``FIGURE scaling_<case>_startup_cpu_s`` estimates: one import of the
-libraries a job loads, times the number of jobs). CPU time, unlike wall time, hardly
+libraries a job loads, times the number of jobs). With base = F + W and doubled =
+F + 2 W, it also prints the fixed part F and the work W of each case. CPU time, unlike wall time, hardly
 depends on what else the machine runs; ``FIGURE scaling_ratio_<case>`` is the same
 ratio on job wall-seconds.
 
 Run: ``.venv/bin/python benchmarks/workflow_scaling.py [--cases base,stimuli_x2,...]``
-(about 10-15 minutes on 2 quiet cores). Figures: ``FIGURE <name> <value> <unit>``.
+(about 7-8 minutes with the default 3 repeats, on 2 quiet cores). Figures: ``FIGURE <name> <value> <unit>``.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ import copy
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -45,7 +50,7 @@ from pathlib import Path
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from workflow_walltime import CACHED_SCRIPTS, ROOT, RssSampler, copy_workflow  # noqa: E402
+from workflow_walltime import CACHED_SCRIPTS, RssSampler, copy_workflow  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from conftest import TINY_CONFIG  # noqa: E402
@@ -132,35 +137,24 @@ def by_track(rules: dict[str, float]) -> dict[str, float]:
     return out
 
 
-NUMBA_PACKAGE = Path("psybench") / "motion" / "models" / "flow"
+def prepare(tmp: Path) -> Path:
+    """One copy of the workflow that every case runs in, each with its own config and an empty ``results/``.
 
-
-def warm_numba() -> float:
-    """Compile the gradient models' Numba loops into this checkout's cache; returns the CPU seconds it took.
-
-    Each case runs a fresh copy of the workflow, whose cache would start cold: every
-    case would then pay the one-time compile (about 22 CPU-s, in its first
-    Horn-Schunck job) and the cases would compare compiles, not work.
+    A copy per case would start each with a cold Numba cache (the compiled loops live
+    beside their sources) and cold file caches, and the cases would then compare these
+    one-time costs, not work: the base case, run first, paid them.
     """
-    code = ("import numpy as np; from psybench.motion.models.flow import horn_schunck, lucas_kanade; "
-            "f = np.random.default_rng(0).random((2, 32, 32)).astype(np.float32); "
-            "horn_schunck(f[0], f[1]); lucas_kanade(f[0], f[1])")
-    t0 = os.times()
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
-    t1 = os.times()
-    return (t1.children_user - t0.children_user) + (t1.children_system - t0.children_system)
-
-
-def run_case(case: str, tmp: Path, cores: int) -> dict:
-    cfg, _ = case_config(case)
-    work = tmp / case
+    work = tmp / "workflow"
     work.mkdir()
     copy_workflow(work)
-    # the compiled loops, warm (copy2 keeps their sources' modification times, which key the cache)
-    cache = work / NUMBA_PACKAGE / "__pycache__"
-    cache.mkdir(exist_ok=True)
-    for cached in (ROOT / NUMBA_PACKAGE / "__pycache__").glob("*.nb[ic]"):
-        shutil.copy2(cached, cache)
+    return work
+
+
+def run_case(case: str, work: Path, cores: int) -> dict:
+    """``snakemake --cores cores all`` on ``case``'s config in ``work``, from no results."""
+    cfg, _ = case_config(case)
+    for name in ("results", "logs", ".snakemake"):
+        shutil.rmtree(work / name, ignore_errors=True)
     (work / "config" / "config.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
     env = dict(os.environ, PYTHONPATH=str(work), OMP_NUM_THREADS="1")
     snake = [sys.executable, "-m", "snakemake"]
@@ -189,20 +183,34 @@ def run_case(case: str, tmp: Path, cores: int) -> dict:
             "rules": rule_seconds(work, sampler), "cpu": script_cpu_seconds(sampler)}
 
 
+def _median(values: list[float]) -> float:
+    return float(statistics.median(values)) if values else 0.0
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cases", default="base,stimuli_x2,models_x2,movies_x2")
     ap.add_argument("--cores", type=int, default=2)
+    ap.add_argument("--repeats", type=int, default=3,
+                    help="runs of each case, interleaved (base, stimuli_x2, ..., base, ...); medians")
     args = ap.parse_args()
     cases = args.cases.split(",")
     tmp = Path(tempfile.mkdtemp(prefix="psybench-scaling-"))
-    results = {}
+    runs: dict[str, list[dict]] = {case: [] for case in cases}
     startup = startup_cpu_s()
     print(f"FIGURE job_startup_cpu_s {startup:.2f} s")
-    print(f"FIGURE numba_warm_cpu_s {warm_numba():.2f} s")  # the one-time compile, if the cache was cold
     try:
+        work = prepare(tmp)
+        # the one-time costs, apart: Numba's compilation into the copy's cache and cold file caches
+        warm = run_case("base", work, args.cores)
+        print(f"warm-up (base, first run in the copy: compiles the loops) wall {warm['wall_s']:.1f} s", flush=True)
+        print(f"FIGURE scaling_warmup_wall_s {warm['wall_s']:.1f} s")
+        for _ in range(max(1, args.repeats)):
+            for case in cases:
+                runs[case].append(run_case(case, work, args.cores))
+        print(f"median of {max(1, args.repeats)} interleaved runs per case")
         for case in cases:
-            results[case] = r = run_case(case, tmp, args.cores)
+            r = sorted(runs[case], key=lambda run: run["wall_s"])[len(runs[case]) // 2]  # the median run by wall
             r["tracks"] = by_track(r["rules"])
             tracks = ", ".join(f"{t} {s:.1f} s" for t, s in sorted(r["tracks"].items()))
             print(f"{case:11s} {r['jobs']:3d} jobs  wall {r['wall_s']:6.1f} s  fixed (dry run) {r['dry_s']:5.1f} s  "
@@ -216,17 +224,24 @@ def main() -> None:
             for track, seconds in sorted(by_track(r["cpu"]).items()):
                 print(f"FIGURE scaling_{case}_cpu_s_{track} {seconds:.1f} s")
             print(f"FIGURE scaling_{case}_startup_cpu_s {startup * r['jobs']:.1f} s")
-        if "base" in results:
+        if "base" in runs:
             for case in cases:
                 if case not in SCALING:
                     continue
                 for key, label, figure in (("cpu", "CPU seconds", "scaling_cpu_ratio"),
                                            ("rules", "job wall-seconds", "scaling_ratio")):
-                    base = sum(results["base"][key].get(rule, 0.0) for rule in SCALING[case])
-                    got = sum(results[case][key].get(rule, 0.0) for rule in SCALING[case])
-                    if base:
-                        print(f"{case}: {label} of {', '.join(SCALING[case])}: {base:.1f} s -> {got:.1f} s")
-                        print(f"FIGURE {figure}_{case} {got / base:.2f} x(base; 2 = linear)")
+                    base = _median([sum(run[key].get(rule, 0.0) for rule in SCALING[case]) for run in runs["base"]])
+                    got = _median([sum(run[key].get(rule, 0.0) for rule in SCALING[case]) for run in runs[case]])
+                    if not base:
+                        continue
+                    print(f"{case}: {label} of {', '.join(SCALING[case])}: {base:.1f} s -> {got:.1f} s (medians)")
+                    print(f"FIGURE {figure}_{case} {got / base:.2f} x(base; 2 = linear)")
+                    if key == "cpu":
+                        # linear growth: base = F + W, doubled = F + 2 W, so W = doubled - base, F = 2 base - doubled
+                        print(f"{case}: = a fixed {2 * base - got:.1f} CPU s (the jobs' start-up) "
+                              f"+ {got - base:.1f} CPU s per unit of work")
+                        print(f"FIGURE scaling_fixed_cpu_s_{case} {2 * base - got:.1f} s")
+                        print(f"FIGURE scaling_work_cpu_s_{case} {got - base:.1f} s")
         print(f"load average at the end: {os.getloadavg()[0]:.1f} (2 cores)")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
