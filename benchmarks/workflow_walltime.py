@@ -87,30 +87,37 @@ class RssSampler(threading.Thread):
         self.interval = interval
         self.stop = threading.Event()
         self.procs: dict[int, dict] = {}
+        self._ignored: set[int] = set()  # processes known not to be job scripts
 
     def run(self) -> None:
+        first_seen: dict[int, float] = {}
         while not self.stop.is_set():
             now = time.perf_counter()
-            for d in Path("/proc").iterdir():
-                if not d.name.isdigit():
+            for name in os.listdir("/proc"):
+                if not name.isdigit() or int(name) in self._ignored:
                     continue
+                pid, d = int(name), Path("/proc") / name
                 try:
-                    cmd = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-                    m = SCRIPT.search(cmd)
-                    if not m:
-                        continue
-                    if os.readlink(d / "cwd") != self.workdir:
-                        continue  # another workflow on the same machine
-                    if "python" not in os.path.basename(os.readlink(d / "exe")):
-                        continue  # the shell Snakemake starts the script from (same command line)
-                    if "timelimit.py" in cmd.split(" -- ")[0]:
-                        continue  # the job's watchdog (psybench/io/timelimit.py), a python process too
+                    if pid not in self.procs:
+                        cmd = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                        m = SCRIPT.search(cmd)
+                        if not m or os.readlink(d / "cwd") != self.workdir \
+                                or "python" not in os.path.basename(os.readlink(d / "exe")) \
+                                or "timelimit.py" in cmd.split(" -- ")[0]:
+                            # not a job's script process: another workflow, the shell Snakemake starts the
+                            # script from (same command line), the job's watchdog (psybench/io/timelimit.py).
+                            # Once it has lived a second it is not one being exec'ed: skipped from then on,
+                            # so that the sampler's own cost stays small next to the run it measures
+                            if now - first_seen.setdefault(pid, now) > 1.0:
+                                self._ignored.add(pid)
+                            continue
+                        self.procs[pid] = {"script": m.group(1), "start": now, "hwm_kb": 0}
                     status = (d / "status").read_text()
                     cpu = _cpu_s((d / "stat").read_text())
                 except (OSError, IndexError, ValueError):
                     continue
                 hwm = re.search(r"VmHWM:\s+(\d+) kB", status)
-                rec = self.procs.setdefault(int(d.name), {"script": m.group(1), "start": now, "hwm_kb": 0})
+                rec = self.procs[pid]
                 rec["end"] = now
                 rec["cpu_s"] = cpu
                 if hwm:
@@ -234,6 +241,7 @@ def main() -> None:
         if args.configfile:
             shutil.copy2(args.configfile, tmp / "config" / "config.yaml")
         n_jobs = None
+        load_before = os.getloadavg()[0]  # what else the machine was running when the run started
         sampler = RssSampler(tmp)
         sampler.start()
         try:
@@ -254,7 +262,8 @@ def main() -> None:
             sys.exit("the rerun after a complete run was not a no-op:\n" + proc.stderr[-3000:])
         t_dry, _ = timed_snakemake(tmp, "-n", *args.targets)
         config = args.configfile or "default config"
-        print(f"{config}, load average {os.getloadavg()[0]:.1f}, snakemake --cores {args.cores} "
+        print(f"{config}, load average {load_before:.1f} at the start, {os.getloadavg()[0]:.1f} at the end, "
+              f"snakemake --cores {args.cores} "
               f"{' '.join(args.targets)} in a fresh copy ({tmp})")
         print(f"full run: {t_full:.1f} s for {n_jobs} jobs; no-op rerun: {t_noop:.2f} s (target < 3 s); "
               f"dry run: {t_dry:.2f} s")
