@@ -183,8 +183,9 @@ def run_case(case: str, work: Path, cores: int) -> dict:
             "rules": rule_seconds(work, sampler), "cpu": script_cpu_seconds(sampler)}
 
 
-def _median(values: list[float]) -> float:
-    return float(statistics.median(values)) if values else 0.0
+def stage_seconds(per_rule: dict[str, float], rules) -> float:
+    """The seconds of ``rules`` in one run's per-rule seconds."""
+    return sum(per_rule.get(rule, 0.0) for rule in rules)
 
 
 def main() -> None:
@@ -230,8 +231,8 @@ def main() -> None:
                     continue
                 for key, label, figure in (("cpu", "CPU seconds", "scaling_cpu_ratio"),
                                            ("rules", "job wall-seconds", "scaling_ratio")):
-                    base = _median([sum(run[key].get(rule, 0.0) for rule in SCALING[case]) for run in runs["base"]])
-                    got = _median([sum(run[key].get(rule, 0.0) for rule in SCALING[case]) for run in runs[case]])
+                    base = statistics.median(stage_seconds(run[key], SCALING[case]) for run in runs["base"])
+                    got = statistics.median(stage_seconds(run[key], SCALING[case]) for run in runs[case])
                     if not base:
                         continue
                     print(f"{case}: {label} of {', '.join(SCALING[case])}: {base:.1f} s -> {got:.1f} s (medians)")

@@ -87,14 +87,14 @@ class RssSampler(threading.Thread):
         self.interval = interval
         self.stop = threading.Event()
         self.procs: dict[int, dict] = {}
-        self._ignored: set[int] = set()  # processes known not to be job scripts
 
     def run(self) -> None:
         first_seen: dict[int, float] = {}
+        ignored: set[int] = set()  # processes known not to be job scripts
         while not self.stop.is_set():
             now = time.perf_counter()
             for name in os.listdir("/proc"):
-                if not name.isdigit() or int(name) in self._ignored:
+                if not name.isdigit() or int(name) in ignored:
                     continue
                 pid, d = int(name), Path("/proc") / name
                 try:
@@ -109,7 +109,7 @@ class RssSampler(threading.Thread):
                             # Once it has lived a second it is not one being exec'ed: skipped from then on,
                             # so that the sampler's own cost stays small next to the run it measures
                             if now - first_seen.setdefault(pid, now) > 1.0:
-                                self._ignored.add(pid)
+                                ignored.add(pid)
                             continue
                         self.procs[pid] = {"script": m.group(1), "start": now, "hwm_kb": 0}
                     status = (d / "status").read_text()
