@@ -100,7 +100,8 @@ def likelihood_rescale(d, eps, neg_beta, mean_out):
     den = np.empty(w, np.float32)
     lo = np.empty(w, np.float32)
     for y in range(h):
-        den[:] = d[y, 0]
+        for x in range(w):
+            den[x] = d[y, 0, x]
         for v in range(1, nv):
             for x in range(w):
                 den[x] += d[y, v, x]
@@ -133,7 +134,8 @@ def v1_update(r1, r2, drive, feedback, sigma_v1, e1, square):
             for x in range(w):
                 a = (r2[y, v, x] * feedback + np.float32(1.0)) * drive[y, v, x]
                 a1[v, x] = a * a if square else a
-        den[:] = a1[0]
+        for x in range(w):  # a loop, not den[:] = a1[0]: an array assignment compiles its shape checks (~2 s)
+            den[x] = a1[0, x]
         for v in range(1, nv):
             for x in range(w):
                 den[x] += a1[v, x]
