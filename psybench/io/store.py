@@ -30,7 +30,7 @@ import json
 import os
 import warnings
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -257,6 +257,24 @@ def open_store(path: str | os.PathLike, *, verify: bool = True, deep: bool | Seq
     return Store(path=path, arrays=arrays, dims=dims, attrs=attrs, array_attrs=array_attrs)
 
 
+class _InlineExecutor:
+    """``submit`` runs the call at once and returns its finished future (the writes of a stream held in memory)."""
+
+    def __enter__(self) -> _InlineExecutor:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+    def submit(self, fn: Any, *args: Any) -> Future:
+        future: Future = Future()
+        try:
+            future.set_result(fn(*args))
+        except BaseException as exc:  # raised again by result(), as from a writer thread
+            future.set_exception(exc)
+        return future
+
+
 @dataclass
 class StreamSpec:
     """Layout of one array filled from a stream of blocks along its first axis."""
@@ -385,7 +403,10 @@ def write_store_stream(
 
         # each array's writes and digests run on a writer thread while the next blocks are produced
         known: dict[str, str] = {}
-        with ThreadPoolExecutor(max(1, len(state)), thread_name_prefix="store-writer") as writer:
+        # (blocks already in memory, as a list or tuple: nothing to overlap with, so no threads to start)
+        in_memory = isinstance(blocks, (list, tuple))
+        with (_InlineExecutor() if in_memory else
+              ThreadPoolExecutor(max(1, len(state)), thread_name_prefix="store-writer")) as writer:
             for block in blocks:
                 for name, values in block.items():
                     if name not in state:
