@@ -64,6 +64,28 @@ def test_identical_inputs_give_identical_bytes(tmp_path, data):
         assert (paths[0] / f).read_bytes() == (paths[1] / f).read_bytes(), f
 
 
+def test_blocks_in_memory_and_streamed_give_identical_bytes(tmp_path, data):
+    """A list of blocks is written without writer threads (psybench._futures.InlineExecutor): the same files."""
+    spec = {"x": StreamSpec(data.shape, "float32", ("t", "y", "x", "c"), chunks=(6, 16, 12, 2)),
+            "m": StreamSpec(data.shape[:1], "float64", ("t",))}
+    blocks = [{"x": data[i:i + 5], "m": data[i:i + 5, 0, 0, 0].astype(float)} for i in range(0, len(data), 5)]
+    listed = write_store_stream(tmp_path / "listed.zarr", spec, blocks, {"p": 1})
+    streamed = write_store_stream(tmp_path / "streamed.zarr", spec, iter(blocks), {"p": 1})
+    files = sorted(p.relative_to(listed) for p in listed.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(streamed) for p in streamed.rglob("*") if p.is_file())
+    for f in files:
+        assert (listed / f).read_bytes() == (streamed / f).read_bytes(), f
+
+
+def test_inline_executor_hands_back_results_and_errors():
+    from psybench._futures import InlineExecutor
+
+    with InlineExecutor() as ex:
+        assert ex.submit(divmod, 7, 2).result() == (3, 1)
+        with pytest.raises(ZeroDivisionError):
+            ex.submit(divmod, 1, 0).result()
+
+
 def test_failed_write_leaves_nothing_and_keeps_old_store(tmp_path, data):
     path = write_store(tmp_path / "a.zarr", {"x": ArraySpec(data, ("t", "y", "x", "c"))}, {"v": 1})
 

@@ -30,13 +30,14 @@ import json
 import os
 import warnings
 from collections.abc import Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from psybench._futures import InlineExecutor
 from psybench.io.atomic import atomic_output
 from psybench.io.coords import Coordinate, consolidate, write_coords
 from psybench.io.filecheck import record_files, stamp_store
@@ -257,24 +258,6 @@ def open_store(path: str | os.PathLike, *, verify: bool = True, deep: bool | Seq
     return Store(path=path, arrays=arrays, dims=dims, attrs=attrs, array_attrs=array_attrs)
 
 
-class _InlineExecutor:
-    """``submit`` runs the call at once and returns its finished future (the writes of a stream held in memory)."""
-
-    def __enter__(self) -> _InlineExecutor:
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        return None
-
-    def submit(self, fn: Any, *args: Any) -> Future:
-        future: Future = Future()
-        try:
-            future.set_result(fn(*args))
-        except BaseException as exc:  # raised again by result(), as from a writer thread
-            future.set_exception(exc)
-        return future
-
-
 @dataclass
 class StreamSpec:
     """Layout of one array filled from a stream of blocks along its first axis."""
@@ -322,13 +305,12 @@ def write_store_stream(
 
     Notes
     -----
-    Blocks are copied into one storage unit (a shard, else a chunk) per array; a full
-    unit is written and digested on a writer thread (one per array) while the next
-    one fills, so producing, writing and hashing overlap, and memory is bounded by
-    the block size plus two units per array, whatever the length of the stream.
-    Digests are
-    taken per storage chunk in order, exactly as :func:`write_store` does, so
-    :func:`verify_store` checks both kinds of store alike.
+    Blocks are copied into one storage unit (a shard, else a chunk) per array; a full unit is
+    written and digested on a writer thread (one per array; none for a list or tuple of blocks)
+    while the next one fills, so producing, writing and hashing overlap, and memory is bounded
+    by the block size plus two units per array, whatever the length of the stream. Digests are
+    taken per storage chunk in order, exactly as :func:`write_store` does, so :func:`verify_store`
+    checks both kinds of store alike.
     """
     import zarr
 
@@ -401,11 +383,9 @@ def write_store_stream(
                 if st["fill"] == st["n"]:
                     submit(st)
 
-        # each array's writes and digests run on a writer thread while the next blocks are produced
+        # writes and digests on a writer thread per array while the next blocks are produced (in memory: at once)
         known: dict[str, str] = {}
-        # (blocks already in memory, as a list or tuple: nothing to overlap with, so no threads to start)
-        in_memory = isinstance(blocks, (list, tuple))
-        with (_InlineExecutor() if in_memory else
+        with (InlineExecutor() if isinstance(blocks, (list, tuple)) else
               ThreadPoolExecutor(max(1, len(state)), thread_name_prefix="store-writer")) as writer:
             for block in blocks:
                 for name, values in block.items():
