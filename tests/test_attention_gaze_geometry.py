@@ -111,3 +111,34 @@ def test_samples_outside_the_movie_are_counted_not_lost(tmp_path):
     counts = _counts(tmp_path, {"gaze": [str(gaze)]}, store).iloc[0]
     assert (counts["samples"], counts["off_screen"], counts["outside_movie"], counts["valid"]) == (4, 1, 1, 2)
     assert counts["lost_share"] == 0.25 and counts["max_lost_share"] == 0.25
+
+
+@pytest.mark.workflow
+def test_workflow_gaze_stage_writes_counts_and_stops_on_a_recording_outside_the_movie(harness, tmp_path):
+    """rules/attention.smk: the gaze job writes the counts beside the gaze table (GazeCom files mapped through
+    the config's movie_px: every sample their flags call valid kept), and an EyeLink recording on the tracker
+    clock stops its gaze job, the log naming the file."""
+    import shutil
+
+    import cv2
+
+    movies = {"W": {"file": "data/clip.avi", "gaze": ["data/welpen.coord", "data/welpen.arff"],
+                    "screen": {"movie_px": [1280, 720], "fit": "contain"}},
+              "E": {"file": "data/clip.avi", "gaze": "data/s01.asc"}}
+    cfg = harness.tiny_attention_config(grid=[8, 6], movies=movies, pairs=[["W", "W"]])
+    work = harness.copy(tmp_path / "wf", cfg)
+    (work / "data").mkdir()
+    for src, dst in ((COORD, "welpen.coord"), (ARFF, "welpen.arff"), (EYELINK, "s01.asc")):
+        shutil.copy(src, work / "data" / dst)
+    vw = cv2.VideoWriter(str(work / "data" / "clip.avi"), cv2.VideoWriter_fourcc(*"MJPG"), 10.0, (640, 360))
+    for _ in range(20):  # 2 s at 10 frames/s, stored at half GazeCom's 1280 x 720
+        vw.write(np.full((360, 640, 3), 128, np.uint8))
+    vw.release()
+    harness.run(work, "--cores", "1", "results/attention/gaze/W.csv")
+    counts = pd.read_csv(work / "results/attention/gaze/W.counts.csv").set_index("file")
+    assert counts["valid"].to_dict() == {"data/welpen.coord": _own_valid(COORD), "data/welpen.arff": _own_valid(ARFF)}
+    failed = harness.run(work, "--cores", "1", "results/attention/gaze/E.csv", check=False)
+    assert failed.returncode != 0
+    log = (work / "logs/attention/gaze/E.log").read_text()
+    assert "data/s01.asc: no valid sample within the movie's 0-2000 ms" in log
+    assert not (work / "results/attention/gaze/E.csv").exists()
