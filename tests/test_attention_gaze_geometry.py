@@ -113,6 +113,19 @@ def test_samples_outside_the_movie_are_counted_not_lost(tmp_path):
     assert counts["lost_share"] == 0.25 and counts["max_lost_share"] == 0.25
 
 
+def test_saccades_are_counted_per_file(tmp_path):
+    """I-VT on two files at 100 Hz, 10 px per deg: a 100 px step in 10 ms is 1000 deg/s > 30 deg/s, one saccade
+    in the first file, none in the second; each file's valid count drops by its own saccades."""
+    store = _store(tmp_path, (640, 480), n_frames=10, fps=100.0)
+    moving, still = tmp_path / "s01.csv", tmp_path / "s02.csv"
+    moving.write_text("subject,t,x,y\ns01,0,100,100\ns01,10,100,100\ns01,20,200,100\ns01,30,200,100\n")
+    still.write_text("subject,t,x,y\ns02,0,300,100\ns02,10,300,100\ns02,20,300,100\n")
+    spec = {"gaze": [str(moving), str(still)], "ivt": {"enabled": True, "px_per_deg": 10.0}}
+    counts = _counts(tmp_path, spec, store)
+    assert counts["saccade"].tolist() == [1, 0] and counts["valid"].tolist() == [3, 3]
+    assert counts["lost_share"].tolist() == [0.0, 0.0]  # saccades are not lost data
+
+
 @pytest.mark.workflow
 def test_workflow_gaze_stage_writes_counts_and_stops_on_a_recording_outside_the_movie(harness, tmp_path):
     """rules/attention.smk: the gaze job writes the counts beside the gaze table (GazeCom files mapped through

@@ -125,8 +125,7 @@ def write_gaze_table(
         ppd = ivt.get("px_per_deg") or store.attrs.get("px_per_deg")
         if not ppd:
             raise ValueError(f"attention.movies.{movie}.ivt: px_per_deg is unknown; set ivt.px_per_deg")
-        before = samples["valid"].to_numpy(bool)
-        samples["_valid_before_ivt"] = before
+        samples["_valid_before_ivt"] = samples["valid"].to_numpy(bool)
         samples = ivt_filter(
             samples, px_per_deg=float(ppd), threshold_deg_s=float(ivt.get("threshold_deg_s", IVT_THRESHOLD_DEG_S))
         )
