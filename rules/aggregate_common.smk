@@ -53,9 +53,13 @@ SYNTHETIC_TRACKS = [
 
 
 def get_report_human_inputs(wildcards):
-    """The attention table whose inter-observer ceiling the report shows next to the models."""
+    """The attention table whose inter-observer ceiling the report shows next to the models, and the gaze
+    recordings' sample counts."""
     if "attention" in config["tracks"]:
-        return {"attention_table": "results/attention/table1.csv"}
+        return {
+            "attention_table": "results/attention/table1.csv",
+            "gaze_counts": get_attention_gaze_counts(),
+        }
     return {}
 
 

@@ -38,6 +38,7 @@ rule attention_gaze:
     output:
         table="results/attention/gaze/{attention_movie}.csv",
         parquet="results/attention/gaze/{attention_movie}.parquet",
+        counts="results/attention/gaze/{attention_movie}.counts.csv",
     log:
         "logs/attention/gaze/{attention_movie}.log",
     benchmark:

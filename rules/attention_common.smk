@@ -129,6 +129,15 @@ def get_attention_gaze_tables(wildcards=None):
     return {movie: f"results/attention/gaze/{movie}.csv" for movie in ATTENTION_MOVIES}
 
 
+def get_attention_gaze_counts(wildcards=None):
+    """The sample counts of every recorded (not synthetic) movie of the pairs, shown in the report."""
+    return [
+        f"results/attention/gaze/{movie}.counts.csv"
+        for movie in ATTENTION_MOVIES
+        if "gaze" in ATTENTION["movies"][movie]
+    ]
+
+
 def get_attention_rows():
     """Table 1 rows, one per model and L: [{features: model name, L}]."""
     return [row for m in ATTENTION_MODELS for row in m.rows()]

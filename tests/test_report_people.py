@@ -11,6 +11,7 @@ from test_report_held_out import _table1 as held_out_table1
 from test_report_leaderboard import LEADERBOARDS, _chromium, _run_chromium, _touch_sources, synthetic_long
 
 from psybench.aggregate.leaderboard import compute_leaderboards, write_leaderboards
+from psybench.attention.gaze.movie_table import COUNT_COLUMNS
 from psybench.io.tables import write_table
 from psybench.motion.held_out import held_out_section
 from psybench.report.human import HUMAN_REFERENCES, attention_ceilings
@@ -36,13 +37,19 @@ def site(tmp_path_factory):
     table1.parent.mkdir(parents=True)
     pd.DataFrame({"train": ["A", "A"], "test": ["B", "B"], "group": ["n ma", "n un"],
                   "ceiling": [91.0, 92.0]}).to_csv(table1, index=False)
+    counts = results / "attention" / "gaze" / "B.counts.csv"
+    counts.parent.mkdir(parents=True)
+    pd.DataFrame([["B", "gaze/s01.coord", 134, 0, 0, 99, 0, 0, 35, 99 / 134, 0.25],
+                  ["B", "gaze/s02.arff", 127, 1, 0, 0, 3, 6, 117, 1 / 127, 0.25]],
+                 columns=COUNT_COLUMNS).to_csv(counts, index=False)
     (results.parent / "report.html").write_text("<html>workflow report</html>")
     motion_t1 = results / "aggregate" / "motion_table1.csv"
     motion_gen = results / "aggregate" / "motion_generalisation.csv"
     write_table(held_out_table1(), motion_t1)
     write_table(held_out_generalisation(), motion_gen)
     render_site(results / "aggregate" / "leaderboards.json", results / "report", results_root=results,
-                synthetic=SYNTHETIC, attention_table=table1, workflow_report="../../report.html",
+                synthetic=SYNTHETIC, attention_table=table1, gaze_counts=[counts],
+                workflow_report="../../report.html",
                 motion_held_out=held_out_section(motion_t1, motion_gen, HELD_OUT_MODELS))
     return results / "report", boards
 
@@ -72,6 +79,24 @@ def test_every_page_shows_people_in_a_headless_browser(site, tmp_path):
         assert 'href="../../report.html"' in dom, name  # back to the workflow report
         assert (HELD_OUT_HEADING in dom) == (track == "motion"), name  # the bio models' held-out verdicts
         assert (out / "../../report.html").resolve().is_file()
+
+
+def test_attention_page_shows_the_gaze_counts_and_marks_a_recording_over_its_lost_share(site):
+    """The counts the gaze stage wrote, one row per file; the .coord file lost 73.9 % (> 25 %) and is marked."""
+    report, boards = site
+    page = next((report / f"{b.name}.html").read_text() for b in boards
+                if b.spec["track"] == "attention" and b.spec["model"] is None)
+    table = page.split('id="gaze-counts"', 1)[1].split("</table>", 1)[0]
+    rows = [r for r in table.split("<tr")[2:]]
+    assert len(rows) == 2
+    cells = [[c.split("<", 1)[0] for c in r.split("<td>")[1:]] for r in rows]
+    assert cells[0][:10] == ["B", "gaze/s01.coord", "134", "35", "0", "0", "99", "0", "0", "73.9 (over 25 %: check the "
+                                                                                          "screen geometry)"]
+    assert cells[1][:10] == ["B", "gaze/s02.arff", "127", "117", "1", "0", "0", "3", "6", "0.8"]
+    assert rows[0].startswith(' class="warn"') and not rows[1].startswith(' class="warn"')
+    # a page of another track has no gaze counts
+    motion = next((report / f"{b.name}.html").read_text() for b in boards if b.spec["track"] == "motion")
+    assert 'id="gaze-counts"' not in motion
 
 
 def test_references_cite_author_and_year():

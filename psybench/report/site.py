@@ -191,8 +191,26 @@ def _people(board: Leaderboard, human: dict[str, Any]) -> list[dict[str, Any]]:
             "targets": [{"criterion": e.replace("_", " "), "text": v} for e, v in ref.per_criterion.items()],
             "synthetic": ref.synthetic_default if t in human.get("synthetic", ()) else "",
             "ceilings": human.get("ceilings", {}) if t == "attention" else {},
+            "gaze_counts": human.get("gaze_counts", []) if t == "attention" else [],
         })
     return out
+
+
+def _gaze_counts(paths: Sequence[str | os.PathLike]) -> list[dict[str, Any]]:
+    """Rows of the attention gaze stage's sample counts (``results/attention/gaze/<movie>.counts.csv``,
+    :data:`psybench.attention.gaze.movie_table.COUNT_COLUMNS`), one per gaze file, for the attention page."""
+    tables = [read_table(p) for p in paths]
+    tables = [t for t in tables if len(t)]
+    if not tables:
+        return []
+    rows = []
+    for r in pd.concat(tables, ignore_index=True).itertuples(index=False):
+        rows.append({"movie": r.movie, "file": r.file, "samples": int(r.samples), "valid": int(r.valid),
+                     "lost": [int(r.flagged), int(r.no_time), int(r.off_screen)],
+                     "outside_movie": int(r.outside_movie), "saccade": int(r.saccade),
+                     "lost_share": f"{100 * r.lost_share:.1f}", "max_lost_share": f"{100 * r.max_lost_share:.0f}",
+                     "over": bool(r.lost_share > r.max_lost_share)})
+    return rows
 
 
 def _held_out(section: dict[str, Any], out_dir: Path, results_root: Path) -> dict[str, Any] | None:
@@ -273,6 +291,7 @@ def render_site(
     title: str = "psybench leaderboards",
     synthetic: Sequence[str] = (),
     attention_table: str | os.PathLike | None = None,
+    gaze_counts: Sequence[str | os.PathLike] = (),
     workflow_report: str = "",
     motion_held_out: dict[str, Any] | None = None,
     workers: int = 1,
@@ -302,6 +321,11 @@ def render_site(
         The attention evaluation table (``table1.csv``): its inter-observer ceiling
         per ``<train>_on_<test>`` pair (:func:`psybench.report.human.attention_ceilings`)
         is shown with the attention reference.
+    gaze_counts : sequence of path
+        The attention gaze stage's sample counts (``results/attention/gaze/<movie>.counts.csv``):
+        per gaze file its samples, valid samples and the samples lost to each validity
+        rule, shown with the attention reference (recordings over their
+        ``max_lost_share`` marked).
     workflow_report : str
         Link (relative to ``out_dir``) to the Snakemake report, shown on every page.
     motion_held_out : dict, optional
@@ -327,6 +351,7 @@ def render_site(
     _check_folder(out_dir)
     boards = read_leaderboards(pages)
     human = {"synthetic": list(synthetic), "ceilings": ceilings, "workflow_report": workflow_report,
+             "gaze_counts": _gaze_counts(gaze_counts),
              "held_out": _held_out(motion_held_out or {}, out_dir, results_root),
              "track_pages": {b.spec["track"]: f"{b.name}.html" for b in reversed(boards)
                              if b.spec["track"] and b.spec["model"] is None}}

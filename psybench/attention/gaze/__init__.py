@@ -6,8 +6,9 @@
 * :mod:`~psybench.attention.gaze.frames` -- I-VT saccade filtering and resampling to frames;
 * :mod:`~psybench.attention.gaze.synthetic` -- synthetic observers and the random
   controls' scanpaths (Shic & Scassellati 2007, sec. 5.1);
-* :mod:`~psybench.attention.gaze.validity` -- off-screen and time-less samples marked
-  invalid, recordings without a valid sample refused;
+* :mod:`~psybench.attention.gaze.geometry` -- screen pixels to the movie's pixels, for every format;
+* :mod:`~psybench.attention.gaze.validity` -- off-screen, time-less and out-of-movie samples
+  marked invalid and counted, recordings without a valid sample in the movie refused;
 * :mod:`~psybench.attention.gaze.movie_table` -- the gaze stage of a configured movie.
 
 The public names of these modules are importable from this package.
@@ -16,6 +17,7 @@ The public names of these modules are importable from this package.
 from psybench.attention.gaze.columns import FRAME_COLUMNS, SAMPLE_COLUMNS
 from psybench.attention.gaze.eyelink import load_eyelink
 from psybench.attention.gaze.frames import ivt_filter, resample_to_frames
+from psybench.attention.gaze.geometry import recording_screen, to_movie_pixels
 from psybench.attention.gaze.loaders import GazeFormatError, load_crcns, load_csv, load_diem, load_gaze, load_gazecom
 from psybench.attention.gaze.movie_table import write_gaze_table
 from psybench.attention.gaze.synthetic import (
@@ -23,7 +25,7 @@ from psybench.attention.gaze.synthetic import (
     random_saccade_scanpaths,
     synthetic_observers,
 )
-from psybench.attention.gaze.validity import clean_recording, mark_invalid, screen_bounds
+from psybench.attention.gaze.validity import clean_recording, lost_share, mark_invalid, screen_bounds
 
 __all__ = [
     "GazeFormatError",
@@ -44,4 +46,7 @@ __all__ = [
     "mark_invalid",
     "screen_bounds",
     "clean_recording",
+    "lost_share",
+    "recording_screen",
+    "to_movie_pixels",
 ]

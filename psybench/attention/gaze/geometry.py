@@ -1,13 +1,16 @@
-"""Screen geometry of gaze recordings: visual angle to screen pixels, screen to movie pixels."""
+"""Screen geometry of gaze recordings: visual angle to screen pixels, screen to movie pixels (every format)."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
-__all__ = ["deg_to_screen_px", "screen_to_movie"]
+__all__ = ["deg_to_screen_px", "screen_to_movie", "recording_screen", "to_movie_pixels"]
+
+log = logging.getLogger(__name__)
 
 
 def deg_to_screen_px(x_deg, y_deg, screen: Mapping[str, Any], *, y_up: bool = False) -> tuple[np.ndarray, np.ndarray]:
@@ -48,3 +51,72 @@ def screen_to_movie(x, y, screen_px, movie_px, *, fit: str = "contain") -> tuple
         raise ValueError(f"screen fit {fit!r} is not one of contain, native, stretch")
     x0, y0 = (ws - sx * wm) / 2, (hs - sy * hm) / 2
     return (np.asarray(x, float) - x0) / sx, (np.asarray(y, float) - y0) / sy
+
+
+def recording_screen(samples, screen: Mapping[str, Any] | None, path) -> dict[str, Any]:
+    """The screen geometry of one loaded file: the config's ``screen``, its size taken from the file when unset.
+
+    GazeCom (``gaze <w> <h>``), ARFF (``%@METADATA width_px/height_px``) and EyeLink
+    (``DISPLAY_COORDS``) files state the screen their positions are in; the loaders put
+    it in ``samples.attrs["screen_px"]``. A configured ``width_px``/``height_px`` wins
+    (a disagreement is logged, naming the file).
+    """
+    out = dict(screen or {})
+    own = samples.attrs.get("screen_px")
+    if own is not None:
+        own = [float(v) for v in own[:2]]
+        if "width_px" in out and "height_px" in out:
+            cfg = [float(out["width_px"]), float(out["height_px"])]
+            if cfg != own:
+                log.warning("gaze file %s states a %gx%g px screen, the config's screen is %gx%g px: using the "
+                            "config's", path, *own, *cfg)
+        else:
+            out["width_px"], out["height_px"] = own
+    return out
+
+
+def to_movie_pixels(samples, screen: Mapping[str, Any], source_size, path):
+    """Positions of one loaded file (screen pixels) -> pixels of the stored movie frames, for every format.
+
+    This is the one place a recording's positions meet the movie: with ``screen.movie_px``
+    (the movie's size as shown) they go through :func:`screen_to_movie` (``fit``) and
+    are then scaled from ``movie_px`` to ``source_size`` (the stored frames' width and
+    height, when they differ, e.g. a downscaled copy of the movie). Without ``movie_px``
+    positions are taken as pixels of the movie already; a file stating a screen size
+    other than ``source_size`` then gets a warning naming it (its positions are
+    probably screen pixels).
+
+    Parameters
+    ----------
+    samples : DataFrame
+        Raw samples (:data:`~psybench.attention.gaze.columns.SAMPLE_COLUMNS`), x/y in screen pixels.
+    screen : mapping
+        :func:`recording_screen` of the file.
+    source_size : (width, height) or None
+        The stored frames' size; None: ``movie_px``.
+    path : path-like
+        The file, named in errors.
+
+    Raises
+    ------
+    ValueError
+        ``movie_px`` without a screen size (neither configured nor stated by the file).
+    """
+    if "movie_px" not in screen:
+        own = samples.attrs.get("screen_px")
+        if own is not None and source_size is not None and [float(v) for v in own[:2]] != [float(v) for v in
+                                                                                          source_size[:2]]:
+            log.warning("gaze file %s: positions on a %gx%g px screen taken as pixels of the %gx%g px movie; set "
+                        "screen.movie_px (the movie's size as shown) to map them", path, *own[:2], *source_size[:2])
+        return samples
+    if "width_px" not in screen or "height_px" not in screen:
+        raise ValueError(f"gaze file {path}: screen.movie_px needs screen.width_px and screen.height_px (the file "
+                         "states no screen size)")
+    x, y = screen_to_movie(samples["x"], samples["y"], (screen["width_px"], screen["height_px"]),
+                           screen["movie_px"], fit=screen.get("fit", "contain"))
+    if source_size is not None:
+        x = x * float(source_size[0]) / float(screen["movie_px"][0])
+        y = y * float(source_size[1]) / float(screen["movie_px"][1])
+    out = samples.copy()
+    out["x"], out["y"] = x, y
+    return out

@@ -22,8 +22,8 @@ Formats:
   pixels; an eye is valid when its event flag is neither -1 (error/dropped, row
   ``0 0 0 -1``) nor 0 (blink, coordinates often 0 or off screen) and its
   coordinates are finite; the gaze is the mean of the valid eyes.
-  ``screen_px``/``movie_px`` map screen to movie pixels
-  (:func:`psybench.attention.gaze.tables.screen_to_movie`);
+  ``screen_px``/``movie_px`` map screen to movie pixels for a direct caller (the gaze
+  stage maps every format itself: :func:`psybench.attention.gaze.geometry.to_movie_pixels`);
 * GazeCom (Dorr, Martinetz, Gegenfurtner & Barth 2010, J. Vis. 10(10)) ``.coord``:
   ``gaze <w> <h>``, ``geometry distance <d> width <w> height <h>`` (metres; the
   older unkeyed ``geometry distance <d> <w> <h>`` is read too), then samples

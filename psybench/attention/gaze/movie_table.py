@@ -11,13 +11,21 @@ import pandas as pd
 
 from psybench.attention.defaults import IVT_THRESHOLD_DEG_S
 from psybench.attention.gaze.frames import ivt_filter, resample_to_frames
+from psybench.attention.gaze.geometry import recording_screen, to_movie_pixels
 from psybench.attention.gaze.loaders import load_gaze
 from psybench.attention.gaze.synthetic import synthetic_observers
-from psybench.attention.gaze.validity import clean_recording, screen_bounds
+from psybench.attention.gaze.validity import MAX_LOST_SHARE, clean_recording, lost_share, screen_bounds
 from psybench.io.store import open_store
 from psybench.io.tables import write_table
 
-__all__ = ["write_gaze_table"]
+__all__ = ["COUNT_COLUMNS", "write_gaze_table"]
+
+#: Columns of the gaze stage's sample counts (one row per gaze file): the samples, those the
+#: recording flagged, those marked by each validity rule in turn, saccades (I-VT, when on), the
+#: valid samples left, the share lost (:func:`~psybench.attention.gaze.validity.lost_share`) and
+#: the configured bound it is warned against.
+COUNT_COLUMNS = ["movie", "file", "samples", "flagged", "no_time", "off_screen", "outside_movie", "saccade",
+                 "valid", "lost_share", "max_lost_share"]
 
 
 def _loader_options(movie: str, spec: Mapping[str, Any], fmt: str) -> dict[str, Any]:
@@ -26,19 +34,44 @@ def _loader_options(movie: str, spec: Mapping[str, Any], fmt: str) -> dict[str, 
     if fmt == "table":
         if not spec.get("gaze_columns"):
             raise ValueError(f"attention.movies.{movie}: gaze_format 'table' needs gaze_columns (the column mapping)")
-        return {"columns": dict(spec["gaze_columns"]), "screen": dict(screen), "movie": movie}
+        # units to screen pixels only: screen to movie pixels is to_movie_pixels', for every format
+        on_screen = {k: v for k, v in screen.items() if k not in ("movie_px", "fit")}
+        return {"columns": dict(spec["gaze_columns"]), "screen": on_screen, "movie": movie}
     if spec.get("gaze_onset_message"):
         if fmt != "eyelink":
             raise ValueError(f"attention.movies.{movie}: gaze_onset_message needs gaze_format 'eyelink', not {fmt!r}")
         return {"onset_message": spec["gaze_onset_message"]}
-    if fmt == "diem" and "movie_px" in screen:
-        return {"screen_px": (screen["width_px"], screen["height_px"]), "movie_px": tuple(screen["movie_px"]),
-                "fit": screen.get("fit", "contain")}
     return {}
 
 
+def _load_recordings(movie: str, spec: Mapping[str, Any], source_size, duration_ms: float):
+    """Load, map to movie pixels and clean every gaze file of ``movie``: the samples and their counts."""
+    files = spec["gaze"] if isinstance(spec["gaze"], (list, tuple)) else [spec["gaze"]]
+    if not files:
+        raise ValueError(f"attention.movies.{movie}.gaze lists no file")
+    fmt = spec.get("gaze_format", "auto")
+    max_lost = float(spec.get("max_lost_share", MAX_LOST_SHARE))
+    pieces, counts = [], []
+    for i, f in enumerate(files):
+        raw = load_gaze(f, fmt=fmt, **_loader_options(movie, spec, fmt))
+        screen = recording_screen(raw, spec.get("screen"), f)
+        size = source_size or screen.get("movie_px")
+        raw = to_movie_pixels(raw, screen, size, f)
+        # off-screen samples, samples without a time or outside the movie are invalid; a file left with
+        # none in the movie is an error naming it
+        bounds = screen_bounds(size, screen) if size else None
+        samples, n = clean_recording(raw, f, bounds, duration_ms=duration_ms, max_lost_share=max_lost)
+        samples["_file"] = i
+        pieces.append(samples)
+        counts.append({"movie": movie, "file": str(f), "samples": n["samples"], "flagged": n["already_invalid"],
+                       "no_time": n["no_time"], "off_screen": n["off_screen"], "outside_movie": n["outside_movie"],
+                       "saccade": 0, "valid": n["valid"], "lost_share": lost_share(n), "max_lost_share": max_lost})
+    return pd.concat(pieces, ignore_index=True), counts
+
+
 def write_gaze_table(
-    movie: str, spec: Mapping[str, Any], stimulus: str | os.PathLike, out: str | os.PathLike
+    movie: str, spec: Mapping[str, Any], stimulus: str | os.PathLike, out: str | os.PathLike, *,
+    counts_out: str | os.PathLike | None = None,
 ) -> pd.DataFrame:
     """Per-frame gaze table of ``movie``: synthetic observers (``observers``) or loaded files (``gaze``).
 
@@ -50,11 +83,21 @@ def write_gaze_table(
         Its config entry: ``observers`` (the pop-out scene's synthetic observers) or
         ``gaze`` (file or files) with ``gaze_format``, for ``table`` a column mapping
         ``gaze_columns`` (:mod:`~psybench.attention.gaze.tables`), optionally ``screen``
-        (geometry, screen-to-movie mapping) and ``ivt``.
+        (geometry, screen-to-movie mapping, applied to every format by
+        :func:`~psybench.attention.gaze.geometry.to_movie_pixels`), ``max_lost_share``
+        and ``ivt``.
     stimulus : path-like
         The movie's stimulus store (frame rate, frame count, planted objects).
     out : path-like
         The ``.csv`` table to write (with its ``.parquet`` sibling).
+    counts_out : path-like, optional
+        A ``.csv`` of the sample counts, one row per gaze file (:data:`COUNT_COLUMNS`;
+        no row for synthetic observers).
+
+    Raises
+    ------
+    GazeFormatError
+        A file without a valid sample, or none within the movie's time, naming it.
     """
     store = open_store(stimulus)
     fps = float(store.attrs["frames_per_s"])
@@ -71,16 +114,9 @@ def write_gaze_table(
             np.asarray(store["target_xy"]), np.asarray(store["lure_xy"]),
             frames_per_s=fps, source_size=tuple(store.attrs["source_size"]), movie=movie, **obs,
         )
+        counts = []
     elif "gaze" in spec:
-        files = spec["gaze"] if isinstance(spec["gaze"], (list, tuple)) else [spec["gaze"]]
-        if not files:
-            raise ValueError(f"attention.movies.{movie}.gaze lists no file")
-        fmt = spec.get("gaze_format", "auto")
-        # off-screen samples and samples without a time are invalid; a file left with none is an error
-        size = store.attrs.get("source_size") or (spec.get("screen") or {}).get("movie_px")
-        bounds = screen_bounds(size, spec.get("screen")) if size else None
-        samples = pd.concat([clean_recording(load_gaze(f, fmt=fmt, **_loader_options(movie, spec, fmt)), f, bounds)
-                             for f in files], ignore_index=True)
+        samples, counts = _load_recordings(movie, spec, store.attrs.get("source_size"), n_frames * 1000.0 / fps)
         samples["movie"] = movie
     else:
         raise ValueError(f"attention.movies.{movie}: needs 'observers' (synthetic) or 'gaze' (files)")
@@ -89,9 +125,17 @@ def write_gaze_table(
         ppd = ivt.get("px_per_deg") or store.attrs.get("px_per_deg")
         if not ppd:
             raise ValueError(f"attention.movies.{movie}.ivt: px_per_deg is unknown; set ivt.px_per_deg")
+        samples["_valid_before_ivt"] = samples["valid"].to_numpy(bool)
         samples = ivt_filter(
             samples, px_per_deg=float(ppd), threshold_deg_s=float(ivt.get("threshold_deg_s", IVT_THRESHOLD_DEG_S))
         )
+        if counts:
+            saccade = samples["_valid_before_ivt"].to_numpy(bool) & ~samples["valid"].to_numpy(bool)
+            per_file = np.bincount(samples["_file"].to_numpy(int), weights=saccade, minlength=len(counts))
+            for row, k in zip(counts, per_file):
+                row["saccade"], row["valid"] = int(k), row["valid"] - int(k)
     table = resample_to_frames(samples, frames_per_s=fps, n_frames=n_frames, movie=movie)
     write_table(table, out)
+    if counts_out is not None:
+        write_table(pd.DataFrame(counts, columns=COUNT_COLUMNS), counts_out, parquet=False)
     return table

@@ -27,7 +27,10 @@ Screen geometry (``screen``): ``width_px``, ``height_px`` and, for ``deg``, ``wi
 and ``distance_mm``; ``movie_px`` (width, height of the movie) with ``fit``
 (``contain``: scaled to fit and centred, as DIEM and GazeCom present movies;
 ``native``: centred unscaled; ``stretch``: scaled to fill the screen) maps screen
-pixels to movie pixels (:func:`~psybench.attention.gaze.geometry.screen_to_movie`). Timestamps are kept as recorded.
+pixels to movie pixels (:func:`~psybench.attention.gaze.geometry.screen_to_movie`) for a direct
+caller; the gaze stage passes only the screen's size here and maps every format's
+positions itself (:func:`~psybench.attention.gaze.geometry.to_movie_pixels`). Timestamps
+are kept as recorded.
 """
 
 from __future__ import annotations

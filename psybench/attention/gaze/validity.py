@@ -1,4 +1,4 @@
-"""Validity of recorded gaze samples: off-screen positions and non-finite times are invalid.
+"""Validity of recorded gaze samples: off-screen positions, non-finite times, times outside the movie.
 
 Loaders mark what their format flags (blinks, tracking loss, low confidence) and
 non-finite positions (:func:`psybench.attention.gaze.columns.sample_table`). A
@@ -6,7 +6,16 @@ recording can still hold positions no eye looked at (a tracker writing 1e9 px or
 a sentinel far outside the display) or samples without a time; averaged into a
 frame they would move its gaze point anywhere. :func:`clean_recording` marks them
 invalid, logs how many of each it found, and refuses a recording left with no
-valid sample (a header and no rows, or only lost samples), naming the file.
+valid sample (a header and no rows, or only lost samples), naming the file. A
+recording whose valid samples all lie outside the movie's time (an EyeLink file
+on the tracker clock, whose times are ms since the tracker started) is refused
+too, naming the file, rather than leaving a gaze table with no valid frame.
+
+Lost share: a recording that loses more than ``max_lost_share`` (default
+:data:`MAX_LOST_SHARE`, a quarter) of its samples to its own flags, missing times
+and off-screen positions is named in a warning: a whole quarter of a recording
+gone usually means wrong screen geometry rather than blinks. Like the margin, this
+bound was fixed before any data were read.
 
 The margin: a video eye tracker's accuracy is 0.5-1 deg after calibration and
 degrades towards the screen's edges (Holmqvist et al. 2011, *Eye tracking: a
@@ -30,12 +39,15 @@ import pandas as pd
 from psybench.attention.gaze.geometry import screen_to_movie
 from psybench.attention.gaze.loaders import GazeFormatError
 
-__all__ = ["OFF_SCREEN_MARGIN", "screen_bounds", "mark_invalid", "clean_recording"]
+__all__ = ["OFF_SCREEN_MARGIN", "MAX_LOST_SHARE", "screen_bounds", "mark_invalid", "lost_share", "clean_recording"]
 
 log = logging.getLogger(__name__)
 
 #: Fraction of the screen's size a sample may lie beyond its edge and stay valid.
 OFF_SCREEN_MARGIN = 0.1
+
+#: Default ``attention.movies.<movie>.max_lost_share``: a recording losing more of its samples is named in a warning.
+MAX_LOST_SHARE = 0.25
 
 
 def screen_bounds(source_size: Sequence[float], screen: Mapping[str, Any] | None = None) -> tuple[float, ...]:
@@ -57,9 +69,10 @@ def screen_bounds(source_size: Sequence[float], screen: Mapping[str, Any] | None
 
 
 def mark_invalid(
-    samples: pd.DataFrame, bounds: Sequence[float] | None, *, margin: float = OFF_SCREEN_MARGIN
+    samples: pd.DataFrame, bounds: Sequence[float] | None, *, margin: float = OFF_SCREEN_MARGIN,
+    duration_ms: float | None = None,
 ) -> tuple[pd.DataFrame, dict[str, int]]:
-    """Mark samples with a non-finite time or a position beyond ``bounds`` (+ margin) invalid.
+    """Mark samples with a non-finite time, a position beyond ``bounds`` (+ margin) or a time outside the movie invalid.
 
     Parameters
     ----------
@@ -70,15 +83,19 @@ def mark_invalid(
         (a store without ``source_size`` and no screen geometry), positions unchecked.
     margin : float
         Fraction of the screen's width (height) allowed beyond its edges.
+    duration_ms : float, optional
+        The movie's duration: samples outside ``[0, duration_ms)`` fall in no frame.
+        None: times unchecked.
 
     Returns
     -------
     samples : DataFrame
         A copy with ``valid`` updated.
     counts : dict
-        ``{"samples", "already_invalid", "no_time", "off_screen", "valid"}``: the
-        rows, those the loader had marked, those newly marked for each reason
-        (a sample with both counts as ``no_time``), and the valid rows left.
+        ``{"samples", "already_invalid", "no_time", "off_screen", "outside_movie", "valid"}``:
+        the rows, those the loader had marked, those newly marked for each reason (in
+        that order: a sample is counted under the first that applies), and the valid
+        rows left.
     """
     x0, y0, x1, y1 = map(float, bounds) if bounds is not None else (-np.inf, -np.inf, np.inf, np.inf)
     with np.errstate(invalid="ignore"):
@@ -89,36 +106,73 @@ def mark_invalid(
     no_time = valid & ~np.isfinite(t)
     with np.errstate(invalid="ignore"):
         inside = (x >= x0 - mx) & (x <= x1 + mx) & (y >= y0 - my) & (y <= y1 + my)
+        during = (t >= 0) & (t < duration_ms) if duration_ms is not None else np.ones(len(t), bool)
     off_screen = valid & ~no_time & ~inside
-    out["valid"] = valid & ~no_time & ~off_screen
+    outside_movie = valid & ~no_time & ~off_screen & ~during
+    out["valid"] = valid & ~no_time & ~off_screen & ~outside_movie
     counts = {
         "samples": len(out), "already_invalid": int((~valid).sum()), "no_time": int(no_time.sum()),
-        "off_screen": int(off_screen.sum()), "valid": int(out["valid"].sum()),
+        "off_screen": int(off_screen.sum()), "outside_movie": int(outside_movie.sum()),
+        "valid": int(out["valid"].sum()),
     }
     return out, counts
 
 
+def lost_share(counts: Mapping[str, int]) -> float:
+    """Share of a recording's samples lost to its own flags, missing times and off-screen positions.
+
+    Samples outside the movie's time and saccades (I-VT) are not counted as lost: they
+    are not the movie's, or not fixations, rather than lost data.
+    """
+    lost = counts["already_invalid"] + counts["no_time"] + counts["off_screen"]
+    return lost / counts["samples"] if counts["samples"] else 1.0
+
+
 def clean_recording(
     samples: pd.DataFrame, path: str | os.PathLike, bounds: Sequence[float] | None, *,
-    margin: float = OFF_SCREEN_MARGIN,
-) -> pd.DataFrame:
-    """:func:`mark_invalid` one loaded file, log its counts, refuse it without a valid sample.
+    margin: float = OFF_SCREEN_MARGIN, duration_ms: float | None = None,
+    max_lost_share: float = MAX_LOST_SHARE,
+) -> tuple[pd.DataFrame, dict[str, int]]:
+    """:func:`mark_invalid` one loaded file, log its counts, refuse it without a valid sample in the movie.
+
+    A recording losing more than ``max_lost_share`` of its samples (:func:`lost_share`)
+    gets a warning naming it.
+
+    Returns
+    -------
+    samples, counts
+        As :func:`mark_invalid`.
 
     Raises
     ------
     GazeFormatError
-        Naming ``path`` when no sample is left valid.
+        Naming ``path`` when no sample is left valid, or when its valid samples all lie
+        outside the movie's time (e.g. times on an eye tracker's clock).
     """
-    out, n = mark_invalid(samples, bounds, margin=margin)
+    out, n = mark_invalid(samples, bounds, margin=margin, duration_ms=duration_ms)
+    share = lost_share(n)
     log.warning(
         "gaze file %s: %d of %d samples valid; invalid: %d flagged by the recording, %d without a finite time, "
-        "%d off the screen (beyond %.0f %% of its size)",
+        "%d off the screen (beyond %.0f %% of its size), %d outside the movie's time",
         path, n["valid"], n["samples"], n["already_invalid"], n["no_time"], n["off_screen"], 100 * margin,
+        n["outside_movie"],
     )
+    if n["valid"] == 0 and n["outside_movie"] > 0:
+        t = samples["t_ms"].to_numpy(float)[samples["valid"].to_numpy(bool) & np.isfinite(samples["t_ms"])]
+        raise GazeFormatError(
+            path, None,
+            f"no valid sample within the movie's 0-{duration_ms:.0f} ms: its {n['outside_movie']} valid samples "
+            f"span {np.min(t):.0f}-{np.max(t):.0f} ms (times on the eye tracker's clock? EyeLink files: set "
+            "gaze_onset_message to the movie-onset MSG)",
+        )
     if n["valid"] == 0:
         raise GazeFormatError(
             path, None,
             f"no valid gaze sample ({n['samples']} rows: {n['already_invalid']} flagged invalid, "
             f"{n['no_time']} without a finite time, {n['off_screen']} off the screen)",
         )
-    return out
+    if share > max_lost_share:
+        log.warning("gaze file %s loses %.0f %% of its samples (more than max_lost_share %.0f %%): %d flagged by "
+                    "the recording, %d without a finite time, %d off the screen (screen geometry right?)",
+                    path, 100 * share, 100 * max_lost_share, n["already_invalid"], n["no_time"], n["off_screen"])
+    return out, n
