@@ -11,9 +11,10 @@ Subcommands
     (every ``*.csv`` below PATH that has the score columns is concatenated).
 ``psybench models`` / ``psybench benchmarks``
     List what the registry (``psybench.registry``) knows.
-``psybench validate-answer ANSWER --data-root ROOT [--split test]``
+``psybench validate-answer ANSWER --data-root ROOT [--split test] [--conditions CSV]``
     Check an IntPhys submission (``answer.txt``) against a tree: every movie scored
-    once in [0, 1], every quadruplet complete, no unknown id
+    once in [0, 1], every quadruplet complete, no unknown id (the official scorer's
+    descriptive ids, or the short ``<block>/<index>/<run>``)
     (:func:`psybench.intphys.answer.validate_answer`).
 ``psybench score-answer ANSWER --tree ROOT [--split dev] [--out scores.csv]``
     Score it against a labelled tree's split as the workflow scores a model
@@ -106,12 +107,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--long", action="store_true", help="show every field the registry gives, not only the main ones")
     p = sub.add_parser("benchmarks", help="list registered benchmarks")
     p.add_argument("--long", action="store_true", help="show every field the registry gives, not only the main ones")
-    what = "an IntPhys answer.txt against a tree: one '<block>/<index>/<run> <score>' line per movie, "
+    what = "an IntPhys answer.txt against a tree: one '<movie id> <score>' line per movie, "
     p = sub.add_parser("validate-answer", help=f"check {what}...", description=f"Check {what}every quadruplet "
                        "complete, scores in [0, 1].")
     p.add_argument("answer", help="the answer.txt to check")
     p.add_argument("--data-root", required=True, help="IntPhys dataset root holding <split>/")
     p.add_argument("--split", default="test", choices=("dev", "test"), help="split the answer is for (default: test)")
+    p.add_argument("--conditions", help="condition table (intphys.conditions) the answer's ids were written with")
     p = sub.add_parser("score-answer", help="score an IntPhys answer.txt against a labelled tree (L_R, L_A)",
                        description="Score an IntPhys answer.txt against the labels of TREE/<split>, as the workflow "
                        "scores a model (Riochet et al. 2018, sec. 3.2); the answer is checked as validate-answer "
@@ -339,7 +341,7 @@ _COMMANDS = {
 def _cmd_validate_answer(args: argparse.Namespace) -> int:
     from psybench.intphys.answer import validate_answer
 
-    r = validate_answer(args.answer, args.data_root, args.split)
+    r = validate_answer(args.answer, args.data_root, args.split, conditions=args.conditions)
     print(f"{args.answer}: valid submission for {Path(args.data_root) / args.split}: {r['movies']} movies, "
           f"{r['quadruplets']} complete quadruplets, scores in [{r['min']:.4g}, {r['max']:.4g}]")
     return EXIT_OK

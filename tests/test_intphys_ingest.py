@@ -97,3 +97,36 @@ def test_not_an_intphys_tree_names_directory(tmp_path):
     (tmp_path / "x" / "dev" / "O1" / "0001" / "1").mkdir(parents=True)
     with pytest.raises(IntPhysFormatError, match=r"O1/0001 holds runs \['1'\]"):
         list_movies(tmp_path / "x", "dev")
+
+
+def test_unlabelled_8bit_test_split_keeps_relative_depth(tmp_path):
+    """The V1.0 test set is raw RGBD without metadata (Riochet et al. 2018, IntPhys V1.0, "Dev and Test"): 8-bit
+    depth PNGs and no status.json, hence no max_depth. It ingests with the gray values kept unscaled, and the store
+    says so; a labelled movie whose status.json lacks max_depth still stops the ingest (fails on the former code,
+    which stopped on the test split too)."""
+    root = tmp_path / "data"
+    generate_intphys(root, "test", blocks=("O1",), n_frames=8, height=16, width=16, quadruplet_names="descriptive")
+    for status in (root / "test").glob("O1/*/*/status.json"):
+        status.unlink()
+    table = ingest_shard(root, "test", tmp_path / "t.zarr", tmp_path / "t.csv", shard_size=100)
+    store = open_store(tmp_path / "t.zarr", deep=True)
+    assert store.attrs["depth_units"] == "relative (8-bit, unscaled)"
+    assert store.array_attrs["depth"]["units"] == "relative (8-bit, unscaled)"
+    assert set(table["depth_encoding"]) == {"uint8_unscaled"} and table["possible"].isna().all()
+    assert set(table["status_variant"]) == {"absent"} and len(table) == 72
+    depth = np.asarray(store["depth"])
+    movies = list_movies(root, "test")
+    for i in (0, 71):
+        for t in (0, 7):
+            raw = cv2.imread(str(movies[i].path / "depth" / f"depth_{t + 1:03d}.png"), cv2.IMREAD_UNCHANGED)
+            assert raw.dtype == np.uint8
+            np.testing.assert_array_equal(depth[i, t], raw.astype(np.float32))  # unscaled, exactly
+    # a labelled split keeps today's rule: 8-bit depth needs max_depth
+    generate_intphys(root, "dev", blocks=("O1",), n_frames=8, height=16, width=16)
+    status = root / "dev" / "O1" / "0001" / "3" / "status.json"
+    st = json.loads(status.read_text())
+    del st["max_depth"]
+    status.write_text(json.dumps(st))
+    with pytest.raises(IntPhysFormatError, match=r"8-bit depth frame .*0001/3/depth/depth_001\.png needs 'max_depth'"):
+        ingest_shard(root, "dev", tmp_path / "d.zarr", tmp_path / "d.csv", shard_size=100)
+    assert not (tmp_path / "d.zarr").exists()

@@ -123,3 +123,30 @@ def test_unknown_conditions_count_only_in_coarse_groups():
     per_cond = t[(t["visibility"] != "all") & (t["metric"] == "L_R")]
     assert per_cond.groupby(["visibility"])["n_quadruplets"].max().sum() <= 10
     assert (per_cond.loc[per_cond["block"] == "O1", "value"] == 0).all()
+
+
+def test_answer_ids_follow_the_official_scorer_and_both_spellings_read_back(tmp_path):
+    """The official scorer selects scenes by the words O1 / visible / occluded in the id: a descriptive folder is
+    kept as distributed, a digits-only one is spelled from its conditions, unknown conditions keep the short id;
+    read_answer maps every spelling back to the movie, and one movie under two spellings is a duplicate."""
+    from psybench.intphys.answer import answer_ids
+
+    meta = _meta(3)
+    meta["folder"] = ["0001_O2_test_occluded_dynamic_2_nobj3"] * 4 + ["0002"] * 4 + ["0003"] * 4
+    meta.loc[meta["quadruplet"] == "O2/0003", ["visibility", "motion", "n_objects"]] = None
+    ids = answer_ids(meta)
+    assert ids["O2/0001/1"] == "O2/0001_O2_test_occluded_dynamic_2_nobj3/1"  # as on disk (not the metadata)
+    assert ids["O1/0002/4"] == "O1/0002_O1_test_visible_static_nobj1/4"
+    assert ids["O2/0003/2"] == "O2/0003/2"
+    s = pd.Series(np.linspace(0, 1, 12), index=meta["movie"])
+    write_answer(s, tmp_path / "a.txt", metadata=meta)
+    lines = (tmp_path / "a.txt").read_text().splitlines()
+    assert sorted(line.split()[0] for line in lines) == sorted(ids) and len(lines) == 12
+    back = read_answer(tmp_path / "a.txt", meta)
+    pd.testing.assert_series_equal(back, s.sort_index(), check_names=False, check_index_type=False)
+    mixed = [line.replace("0002_O1_test_visible_static_nobj1", "0002") for line in lines]  # old short spelling
+    (tmp_path / "b.txt").write_text("\n".join(mixed) + "\n")
+    pd.testing.assert_series_equal(read_answer(tmp_path / "b.txt", meta), back)
+    (tmp_path / "c.txt").write_text("\n".join(lines + ["O1/0002/1 0.5"]) + "\n")
+    with pytest.raises(AnswerFormatError, match=r"line 13 .*duplicate movie 'O1/0002/1'"):
+        read_answer(tmp_path / "c.txt", meta)

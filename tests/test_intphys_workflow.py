@@ -130,7 +130,8 @@ def test_user_model_runs_and_gets_no_labels(harness, tmp_path):
     overall = t[(t.block == "all") & (t.visibility == "all") & (t.motion == "all") & (t.n_objects == "all")]
     assert dict(zip(overall.metric, overall.value)) == {"L_R": 0.5, "L_R_strict": 0.0, "L_A": 0.5}
     answer = (tmp_path / "results/intphys/mine/answer.txt").read_text().splitlines()
-    assert len(answer) == 72 and answer[0] == "O1/0001/1 0.25"
+    # the official scorer's ids, spelled from status.json's conditions (the folders are digits only)
+    assert len(answer) == 72 and re.fullmatch(r"O1/0001_O1_test_(visible|occluded)_\w+_nobj\d/1 0\.25", answer[0])
 
 
 def test_old_models_mapping_fails_before_any_job(harness, tmp_path):
@@ -142,23 +143,40 @@ def test_old_models_mapping_fails_before_any_job(harness, tmp_path):
     assert not (tmp_path / "results").exists()
 
 
-def test_test_split_without_status_gives_validated_answers(harness, tmp_path, capsys):
+@pytest.mark.parametrize("depth_encoding, quadruplet_names", [("16bit", "index"), ("8bit", "descriptive")])
+def test_test_split_without_status_gives_validated_answers(harness, tmp_path, capsys, depth_encoding,
+                                                            quadruplet_names):
     """The released test split (PNGs only, no status.json; bootphon/intphys Tools/make_archives.py keeps the
     metadata back): every model predicts, answer.txt is written and kept, scoring is skipped with a message,
-    the run exits 0, and `psybench validate-answer` accepts the submission (and names a broken one's line)."""
+    the run exits 0, and `psybench validate-answer` accepts the submission (and names a broken one's line).
+    With V1.0's 8-bit depth (no max_depth without status.json) the depth stays in relative units, and with the
+    starting kit's descriptive quadruplet folders the answers carry the ids the official scorer reads."""
     from psybench.cli import main
+    from psybench.io.store import open_store
 
     small = {"blocks": ("O1",), "n_frames": 8, "height": 16, "width": 16}
     generate_intphys(tmp_path / "data", "train", n_train=4, **small)
-    generate_intphys(tmp_path / "data", "test", status_variant="absent", depth_encoding="16bit", **small)
+    if depth_encoding == "8bit":  # V1.0 test movies: 8-bit depth, status.json withheld
+        generate_intphys(tmp_path / "data", "test", quadruplet_names=quadruplet_names, **small)
+        for status in (tmp_path / "data" / "test").glob("O1/*/*/status.json"):
+            status.unlink()
+    else:
+        generate_intphys(tmp_path / "data", "test", status_variant="absent", depth_encoding="16bit", **small)
     models = [{"name": n, "algorithm": n} for n in ("constant", "random", "flow", "nextframe", "tracking")]
     _workdir(harness, tmp_path, _config(data_root="data", generate=False, eval_split="test", shard_size=100,
                                         n_boot=10, models=models, external_answers={}))
     r = _snakemake(harness, tmp_path)
     assert r.returncode == 0, r.stderr[-3000:]
+    units = open_store(tmp_path / "results/intphys/stores/test/shard_0000.zarr").attrs["depth_units"]
+    assert units == ("mm" if depth_encoding == "16bit" else "relative (8-bit, unscaled)")
+    folders = sorted(p.name for p in (tmp_path / "data" / "test" / "O1").iterdir())
     for m in models:
         answer = tmp_path / f"results/intphys/{m['name']}/answer.txt"
-        assert len(answer.read_text().splitlines()) == 72
+        lines = answer.read_text().splitlines()
+        assert len(lines) == 72
+        # the quadruplet folders as distributed (descriptive), else the short ids (no conditions known)
+        assert sorted({line.split("/")[1] for line in lines}) == folders
+        assert all(0 <= float(line.split()[1]) <= 1 for line in lines)
         assert main(["validate-answer", str(answer), "--data-root", str(tmp_path / "data")]) == 0
         assert "72 movies, 18 complete quadruplets" in capsys.readouterr().out
         assert pd.read_csv(tmp_path / f"results/intphys/{m['name']}/scores.csv").empty
@@ -166,4 +184,4 @@ def test_test_split_without_status_gives_validated_answers(harness, tmp_path, ca
     broken = tmp_path / "broken.txt"
     broken.write_text("".join((tmp_path / "results/intphys/random/answer.txt").read_text().splitlines(True)[1:]))
     assert main(["validate-answer", str(broken), "--data-root", str(tmp_path / "data")]) == 2
-    assert "line 1 ('O1/0001/2" in capsys.readouterr().err
+    assert f"line 1 ('O1/{folders[0]}/2" in capsys.readouterr().err

@@ -71,7 +71,9 @@ def score_answer(
     Parameters
     ----------
     answer : path-like
-        ``answer.txt``: one ``<block>/<index>/<run> <P(possible)>`` line per movie.
+        ``answer.txt``: one ``<movie id> <P(possible)>`` line per movie, ids as the
+        official scorer reads them (:func:`psybench.intphys.answer.answer_ids`) or
+        the short ``<block>/<index>/<run>`` of older files.
     root, split, conditions
         As :func:`tree_metadata`.
     model : str, optional

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from psybench.intphys.answer import read_answer, write_answer
+from psybench.intphys.answer import answer_ids, read_answer, write_answer
 from psybench.intphys.metrics import FACTORS, MIN_QUADRUPLETS_CI, score_table
 from psybench.io.tables import read_table, write_table
 
@@ -35,7 +35,8 @@ def score_model(
     """Score one model: from per-shard prediction tables (``movie, p``) or an external answer.txt.
 
     Writes the results table (:func:`score_table`, CSV + Parquet) and the model's
-    answer.txt (for an external answer, its validated, normalised copy). A split
+    answer.txt (for an external answer, its validated, normalised copy) with the
+    ids the official scorer reads (:func:`psybench.intphys.answer.answer_ids`). A split
     without labels (the released test set: no status.json) is not scored: the
     answer.txt (the submission) is written and kept, the results table has its
     columns and no rows, and a message on stderr says why.
@@ -53,7 +54,15 @@ def score_model(
             raise ValueError(f"model {model!r}: neither predictions nor an answer file to score")
         df = pd.concat([read_table(p) for p in predictions], ignore_index=True)
         scores = pd.Series(df["p"].to_numpy(float), index=df["movie"].astype(str))
-    write_answer(scores, out_answer)
+    write_answer(scores, out_answer, metadata=meta)
+    ids = answer_ids(meta)
+    short = meta.loc[meta["split"].astype(str) != "train", "movie"].astype(str)
+    short = short[(ids.reindex(short).to_numpy() == short.to_numpy())].tolist()
+    if short:
+        print(f"model {model!r}: {len(short)} movie(s) of {out_answer} keep the short id <block>/<index>/<run> "
+              f"(e.g. {short[0]}): no descriptive folder name nor conditions (status.json, intphys.conditions) "
+              "give their visibility; the official scorer selects visible and occluded scenes by those words in "
+              "the id", file=sys.stderr)
     labelled = meta["possible"].notna()
     if not labelled.any():
         print(f"model {model!r}: scoring skipped, {metadata_path} has no labels ('possible': the split has no "

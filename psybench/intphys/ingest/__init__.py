@@ -10,7 +10,11 @@ job), so the 15k training movies make a few hundred jobs, not 15k. A store holds
     16-bit PNGs: ``65535 - value`` (later releases). 8-bit PNGs (V1.0):
     ``value / 255 * max_depth`` with ``max_depth`` from status.json (quantisation
     step ``max_depth / 255``). The encoding is detected per movie from the PNG
-    dtype and recorded in the metadata column ``depth_encoding``.
+    dtype and recorded in the metadata column ``depth_encoding``. 8-bit PNGs of a
+    movie without status.json (the released test split, raw RGBD) have no
+    ``max_depth``: their gray value is kept unscaled (``uint8_unscaled``), and the
+    store says so: attribute ``depth_units`` and the depth array's ``units`` read
+    ``"relative (8-bit, unscaled)"`` instead of ``"mm"`` (one unit per store).
 ``masks`` : uint8, dims ``(movie, t, y, x)``, gray values as in the PNGs (or, where
     the file's gray values change per frame, one stable id per name); their names
     are in the metadata column ``masks_grayscale`` (JSON; empty when the release

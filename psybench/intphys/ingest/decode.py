@@ -3,7 +3,11 @@
 ``cv2.imread`` gives BGR; channels are reversed once on decoding. Depth is
 converted to millimetres from either encoding: 16-bit ``65535 - value`` (later
 releases) or 8-bit ``value / 255 * max_depth`` (V1.0; Riochet et al. 2018,
-IntPhys V1.0, "Metadata").
+IntPhys V1.0, "Metadata"). The V1.0 test set is distributed as raw RGBD without
+metadata (ibid., "Dev and Test"), so its 8-bit depth has no ``max_depth``: for
+movies without status.json it is kept unscaled, the gray value 0-255 as a float
+(:data:`RELATIVE_DEPTH_UNITS`; proportional to the distance, with a per-movie
+factor that is not known), never guessed into millimetres.
 
 Frame file layouts (:func:`frame_layout`, detected per movie and recorded in the
 metadata column ``frame_layout``): ``masks/masks_NNN.png`` (the 2019 generator,
@@ -27,7 +31,14 @@ import numpy as np
 
 from psybench.intphys.ingest.layout import IntPhysFormatError
 
-__all__ = ["decode_movie", "FrameLayout", "frame_layout"]
+__all__ = ["decode_movie", "FrameLayout", "frame_layout", "DEPTH_UNITS", "RELATIVE_DEPTH_UNITS"]
+
+#: Units of decoded depth: millimetres, or the unscaled 8-bit gray value of a movie without max_depth.
+DEPTH_UNITS = "mm"
+RELATIVE_DEPTH_UNITS = "relative (8-bit, unscaled)"
+#: ``depth_encoding`` -> units of the decoded depth.
+ENCODING_UNITS = {"uint16_inverse_mm": DEPTH_UNITS, "uint8_max_depth": DEPTH_UNITS,
+                  "uint8_unscaled": RELATIVE_DEPTH_UNITS}
 
 _SCENE_RE = re.compile(r"^scene_(\d+)\.png$")
 
@@ -92,7 +103,7 @@ def _imread(path: Path, flags: int) -> np.ndarray:
 def decode_movie(
     movie_dir: str | os.PathLike, n_frames: int, height: int, width: int, *, max_depth: float = float("nan"),
     layout: FrameLayout | None = None, mask_luts: np.ndarray | None = None,
-    out: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+    out: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None, unscaled_8bit: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
     """Decode every frame of one movie.
 
@@ -111,13 +122,16 @@ def decode_movie(
     out : (scene, depth, masks) arrays, optional
         Arrays of the shapes and dtypes below to decode into (reused buffers:
         no fresh memory per movie).
+    unscaled_8bit : bool
+        8-bit depth without ``max_depth`` is kept unscaled (the movie has no
+        status.json, as in the released test set) instead of raising.
 
     Returns
     -------
     scene : ndarray, shape (T, H, W, 3), uint8, RGB
-    depth : ndarray, shape (T, H, W), float32, mm
+    depth : ndarray, shape (T, H, W), float32, mm (relative for ``uint8_unscaled``)
     masks : ndarray, shape (T, H, W), uint8
-    depth_encoding : {"uint16_inverse_mm", "uint8_max_depth"}
+    depth_encoding : {"uint16_inverse_mm", "uint8_max_depth", "uint8_unscaled"}
     """
     d = Path(movie_dir)
     layout = layout or frame_layout(d)[0]
@@ -144,13 +158,16 @@ def decode_movie(
         if dimg.dtype == np.uint16:
             enc = "uint16_inverse_mm"
             np.subtract(65535.0, dimg, out=depth[t], dtype=np.float32)
-        elif dimg.dtype == np.uint8:
+        elif dimg.dtype == np.uint8 and np.isfinite(max_depth):
             enc = "uint8_max_depth"
-            if not np.isfinite(max_depth):
+            np.multiply(dimg, np.float32(max_depth / 255.0), out=depth[t], dtype=np.float32)
+        elif dimg.dtype == np.uint8:
+            if not unscaled_8bit:
                 raise IntPhysFormatError(
                     f"8-bit depth frame {p} needs 'max_depth' in {d / 'status.json'} to be scaled to mm"
                 )
-            np.multiply(dimg, np.float32(max_depth / 255.0), out=depth[t], dtype=np.float32)
+            enc = "uint8_unscaled"
+            depth[t] = dimg
         else:
             raise IntPhysFormatError(f"depth frame {p} has dtype {dimg.dtype}, expected 8- or 16-bit")
         if encoding is not None and enc != encoding:
@@ -171,17 +188,20 @@ def _movie_buffers(*shape: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.empty((*shape, 3), np.uint8), np.empty(shape, np.float32), np.empty(shape, np.uint8)
 
 
-def _depth_encoding_of(movie_dir: Path, layout: FrameLayout) -> str:
+def _depth_encoding_of(movie_dir: Path, layout: FrameLayout, *, unscaled_8bit: bool = False) -> str:
+    """The ``depth_encoding`` of a movie from its first depth frame (as :func:`decode_movie` decodes it)."""
     p = layout.path(movie_dir, "depth", 0)
     img = _imread(p, cv2.IMREAD_UNCHANGED)
-    return "uint16_inverse_mm" if img.dtype == np.uint16 else "uint8_max_depth"
+    if img.dtype == np.uint16:
+        return "uint16_inverse_mm"
+    return "uint8_unscaled" if unscaled_8bit else "uint8_max_depth"
 
 
 def _decoded_blocks(movies, jobs, T, H, W, *, threads: int, unit: int = 1):
     """Yield ``{"scene", "depth", "masks"}`` blocks of ``unit`` consecutive movies (the last may be shorter).
 
     ``jobs``: per movie, the keywords of :func:`decode_movie` (``max_depth``,
-    ``layout``, ``mask_luts``).
+    ``layout``, ``mask_luts``, ``unscaled_8bit``).
 
     Movies are decoded by a pool of ``threads`` threads (cv2.imread releases the
     GIL) straight into three rotating sets of ``unit``-movie buffers (one being

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from psybench.intphys.ingest.conditions import apply_condition_table, read_condition_table
-from psybench.intphys.ingest.decode import _decoded_blocks, _depth_encoding_of, _imread, frame_layout
+from psybench.intphys.ingest.decode import ENCODING_UNITS, _decoded_blocks, _depth_encoding_of, _imread, frame_layout
 from psybench.intphys.ingest.layout import IntPhysFormatError, list_movies, shard_movies
 from psybench.intphys.ingest.status import mask_names, movie_metadata, read_status
 from psybench.io.coords import Coordinate
@@ -83,9 +83,13 @@ def ingest_shard(
             raise IntPhysFormatError(f"{m.path / 'scene'} holds {n_png} frames, other movies of the shard have {T}")
         row = movie_metadata(m, st)
         row["frame_layout"] = layout.name
-        row["depth_encoding"] = _depth_encoding_of(m.path, layout)
+        # no status.json (the released test split, raw RGBD): 8-bit depth stays unscaled, no max_depth exists
+        unscaled = row["status_variant"] == "absent"
+        row["depth_encoding"] = _depth_encoding_of(m.path, layout, unscaled_8bit=unscaled)
         rows.append(row)
-        jobs.append({"max_depth": row["max_depth"], "layout": layout, "mask_luts": mask_names(st)[2]})
+        jobs.append({"max_depth": row["max_depth"], "layout": layout, "mask_luts": mask_names(st)[2],
+                     "unscaled_8bit": unscaled})
+    depth_units = _shard_depth_units(movies, rows)
     probe = _imread(jobs[0]["layout"].path(movies[0].path, "scene", 0), cv2.IMREAD_COLOR)
     H, W = probe.shape[:2]
     for row in rows:
@@ -97,6 +101,7 @@ def ingest_shard(
     store_attrs = {
         "intphys": {"split": split, "shard": int(shard), "shard_size": int(shard_size)},
         "movies": [m.movie_id for m in movies],
+        "depth_units": depth_units,
         **(attrs or {}),
     }
     n = len(movies)
@@ -109,7 +114,7 @@ def ingest_shard(
         "scene": StreamSpec((n, T, H, W, 3), np.uint8, ("movie", "t", "y", "x", "c"), chunks=(k, T, H, W, 3),
                             shards=(s, T, H, W, 3), attrs={"color": "RGB"}),
         "depth": StreamSpec((n, T, H, W), np.float32, ("movie", "t", "y", "x"), chunks=(k, T, H, W),
-                            shards=(s, T, H, W), attrs={"units": "mm"}),
+                            shards=(s, T, H, W), attrs={"units": depth_units}),
         "masks": StreamSpec((n, T, H, W), np.uint8, ("movie", "t", "y", "x"), chunks=(k, T, H, W),
                             shards=(s, T, H, W),
                             attrs={"units": "gray value; names in metadata column masks_grayscale"}),
@@ -124,6 +129,19 @@ def ingest_shard(
     )
     write_table(table, out_table)
     return table
+
+
+def _shard_depth_units(movies, rows) -> str:
+    """The one depth unit of a shard's movies (mm, or relative for unscaled 8-bit); mixed units raise."""
+    units = [ENCODING_UNITS[r["depth_encoding"]] for r in rows]
+    if len(set(units)) > 1:
+        j = next(k for k, u in enumerate(units) if u != units[0])
+        raise IntPhysFormatError(
+            f"{movies[j].path} has depth in {units[j]!r} ({rows[j]['depth_encoding']}) while {movies[0].path} "
+            f"has depth in {units[0]!r}: one split mixes 8-bit depth without max_depth (no status.json) with "
+            "depth in mm"
+        )
+    return units[0]
 
 
 class IntPhysConditionWarning(UserWarning):
