@@ -139,12 +139,18 @@ def _check_param(key: str, owner: str, value: Any, default: Any, builtin: bool) 
 
 
 def _inside_project(key: str, value: str, *, must_exist: str = "file") -> Path:
-    """``value`` resolved against the working directory; it must exist (a file or a folder)."""
+    """``value`` resolved against the working directory; it must be a file (or a folder).
+
+    The message says what is wrong (:func:`psybench.io.inputs.path_problem`): missing,
+    or a folder where a file is expected (and the reverse).
+    """
+    from psybench.io.inputs import path_problem
+
     project = Path.cwd().resolve()
     path = (project / value).resolve()
-    exists = path.is_file() if must_exist == "file" else path.is_dir()
-    if not exists:
-        raise _error(key, f"{must_exist} {value} does not exist (relative paths start at {project})")
+    problem = path_problem(path, must_exist)
+    if problem:
+        raise _error(key, f"{value} {problem} (relative paths start at {project})")
     return path
 
 
