@@ -102,6 +102,16 @@ def test_criteria_known_to_the_leaderboards_are_those_each_track_writes():
     assert track_metrics("attention") == sorted(METRIC_DIRECTIONS)
 
 
+def test_score_reads_a_config_file_as_strictly(tmp_path):
+    """``psybench.score(..., config=path)`` reads its file with the same reader as the workflow."""
+    from psybench.api import score_config
+
+    path = tmp_path / "mine.yaml"
+    path.write_text("motion:\n  readout: {lambda_ms: 50}\n  readout: {lambda_ms: 80}\n")
+    with pytest.raises(ConfigError, match=re.escape("config key motion.readout: given twice (lines 2 and 3)")):
+        score_config(path)
+
+
 # ---------------------------------------------------------------------------- dry runs
 
 LONG_NAME = "m" * 300
@@ -149,3 +159,4 @@ def test_dry_run_refuses_the_config_naming_the_key(harness, tmp_path, where, tex
     assert "Job stats" not in out and "jobid" not in out  # nothing was planned
     assert time.perf_counter() - start < 60, out
     assert not (work / "results").exists()
+
