@@ -5,6 +5,13 @@ from snakemake.utils import min_version
 
 min_version("9.0")
 
+from psybench.config import check_config_files
+
+# Snakemake's own YAML loader keeps the later of two equal keys and expands aliases
+# while it merges the config files: each is read strictly first, so that a key given
+# twice or an alias bomb is refused, naming the key (psybench.config.check_config_files).
+check_config_files(["config/config.yaml", *workflow.config_settings.configfiles])
+
 
 configfile: "config/config.yaml"
 

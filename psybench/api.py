@@ -33,8 +33,7 @@ from typing import Any
 
 import pandas as pd
 
-from psybench._yaml import safe_load
-from psybench.config import PROJECT_ROOT, ConfigError, check_schema
+from psybench.config import PROJECT_ROOT, check_schema, read_config_file
 from psybench.progress import Progress
 from psybench.registry import TRACKS, ModelSpec, resolve_model
 
@@ -92,12 +91,7 @@ def score_config(
     if config is None:
         config = DEFAULT_CONFIG
     if isinstance(config, (str, os.PathLike)):
-        path = Path(config)
-        if not path.is_file():
-            raise ConfigError(f"config file {path} does not exist")
-        base = safe_load(path.read_text()) or {}
-        if not isinstance(base, dict):
-            raise ConfigError(f"config file {path} must hold a mapping at the top level")
+        base = read_config_file(config)
     else:
         base = copy.deepcopy(dict(config))
     cfg = _merge(base, overrides or {})

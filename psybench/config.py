@@ -18,13 +18,14 @@ from typing import Any
 import jsonschema
 import yaml
 
-from psybench._yaml import safe_load
+from psybench._yaml import YAMLContentError, safe_load, strict_load
 from psybench.config_checks import check_callables, check_cross_keys, check_finite, check_memory, check_model_params
+from psybench.io.inputs import path_problem
 from psybench.registry import ModelError, resolve_model
 
 __all__ = [
     "ConfigError", "load_config", "validate_config", "SCHEMA_PATH", "track_models", "resolve_models",
-    "prepare_workflow", "check_schema", "MODEL_SHAPE", "key_path",
+    "prepare_workflow", "check_schema", "MODEL_SHAPE", "key_path", "read_config_file", "check_config_files",
 ]
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -70,6 +71,13 @@ def _describe(err: jsonschema.ValidationError) -> str:
     if err.validator == "additionalProperties":
         allowed = sorted((err.schema.get("properties") or {}).keys())
         return f"config key {where}: {err.message}; allowed keys: {allowed}{hint}"
+    if err.validator in ("pattern", "maxLength") and isinstance(err.instance, str):
+        # names become file names and wildcards: a long one is shown shortened, with its length
+        shown = err.instance if len(err.instance) <= 40 else f"{err.instance[:40]}... ({len(err.instance)} characters)"
+        what = "name" if "propertyNames" in err.relative_schema_path else "value"
+        why = (f"is longer than {err.validator_value} characters" if err.validator == "maxLength"
+               else f"does not match {err.validator_value!r}")
+        return f"config key {where}: {what} {shown!r} {why}{hint}"
     if err.validator == "oneOf" and isinstance(err.instance, dict) and "name" in err.instance:
         return (
             f"config key {where} (model {err.instance['name']!r}): "
@@ -165,17 +173,21 @@ def _check_intphys_root(section: Mapping[str, Any]) -> None:
                 "generated data must stay under it (or set intphys.generate: false to read a real tree)"
             )
         return
-    if not resolved.is_dir():
+    problem = path_problem(resolved, "folder")
+    if problem:
         raise ConfigError(
-            f"config key intphys.data_root: {root} does not exist (expected the IntPhys folder holding "
+            f"config key intphys.data_root: {root} {problem} (expected the IntPhys folder holding "
             f"{section['train_split']}/ and {section['eval_split']}/)"
         )
     for key in ("train_split", "eval_split"):
-        if not (resolved / section[key]).is_dir():
+        problem = path_problem(resolved / section[key], "folder")
+        if problem == "does not exist":
             raise ConfigError(
                 f"config key intphys.data_root: {root} has no {section[key]}/ folder (intphys.{key}); "
                 "is it an IntPhys tree?"
             )
+        if problem:
+            raise ConfigError(f"config key intphys.{key}: {root}/{section[key]} {problem}")
 
 
 MODEL_SHAPE = "models: [{name: NAME, algorithm: BUILT_IN | callable: 'package.module:function', params: {...}}]"
@@ -206,15 +218,48 @@ def track_models(config: Mapping[str, Any], track: str) -> dict[str, Any]:
     return out
 
 
-def load_config(path: str | Path) -> dict[str, Any]:
-    """Read a YAML config file and validate it (see :func:`validate_config`)."""
+def read_config_file(path: str | Path) -> dict[str, Any]:
+    """The mapping of one YAML config file, read strictly (:func:`psybench._yaml.strict_load`).
+
+    Raises
+    ------
+    ConfigError
+        The file is missing, a folder, not UTF-8, not YAML or not a mapping; or it
+        gives a key twice in one mapping, or uses YAML aliases beyond a config's
+        need (the message names the key and the file).
+    """
     path = Path(path)
+    if path.is_dir():
+        raise ConfigError(f"config file {path} is a folder, expected a file")
     try:
-        config = safe_load(path.read_text(encoding="utf-8")) or {}
+        config = strict_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"config file {path} does not exist") from None
     except UnicodeDecodeError as exc:
         raise ConfigError(f"config file {path} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except YAMLContentError as exc:
+        raise ConfigError(f"config key {exc.key}: {exc.detail} (config file {path})") from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"config file {path} is not valid YAML: {exc}") from None
+    config = {} if config is None else config
     if not isinstance(config, dict):
         raise ConfigError(f"config file {path} must hold a mapping at the top level")
-    return validate_config(config)
+    return config
+
+
+def check_config_files(paths) -> None:
+    """Read each config file Snakemake is about to load with :func:`read_config_file`.
+
+    The Snakefile calls this before its ``configfile:`` line, with that file and the
+    ``--configfile`` ones: Snakemake's own YAML loader keeps the later of two equal keys
+    and expands aliases while merging the files, so a duplicate key would pass
+    unseen and an alias bomb would keep the run busy for minutes.
+    """
+    for path in paths:
+        if Path(path).exists():  # Snakemake itself reports a missing file
+            read_config_file(path)
+
+
+def load_config(path: str | Path) -> dict[str, Any]:
+    """Read a YAML config file (:func:`read_config_file`) and validate it (see :func:`validate_config`)."""
+    return validate_config(read_config_file(path))

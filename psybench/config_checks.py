@@ -139,12 +139,18 @@ def _check_param(key: str, owner: str, value: Any, default: Any, builtin: bool) 
 
 
 def _inside_project(key: str, value: str, *, must_exist: str = "file") -> Path:
-    """``value`` resolved against the working directory; it must exist (a file or a folder)."""
+    """``value`` resolved against the working directory; it must be a file (or a folder).
+
+    The message says what is wrong (:func:`psybench.io.inputs.path_problem`): missing,
+    or a folder where a file is expected (and the reverse).
+    """
+    from psybench.io.inputs import path_problem
+
     project = Path.cwd().resolve()
     path = (project / value).resolve()
-    exists = path.is_file() if must_exist == "file" else path.is_dir()
-    if not exists:
-        raise _error(key, f"{must_exist} {value} does not exist (relative paths start at {project})")
+    problem = path_problem(path, must_exist)
+    if problem:
+        raise _error(key, f"{value} {problem} (relative paths start at {project})")
     return path
 
 
@@ -246,28 +252,38 @@ def _shipped_leaderboards() -> list[Any]:
 
 
 def _check_leaderboards(config: Mapping[str, Any], models: Mapping[str, Mapping[str, Any]]) -> None:
-    """Every leaderboard the user wrote must fit the run; one inherited unchanged from the
-    shipped config/config.yaml (a user's ``--configfile`` is laid over it) and naming an
-    absent track or model is left out with a warning instead
+    """Every leaderboard must be one the report can compute (:func:`psybench.aggregate.scope.check_leaderboards`:
+    unique names, a known track, criteria that the run's tracks write, of the board's own track,
+    none of them an empty list) and name a configured model (or its algorithm, for a sweep).
+    One inherited unchanged from the shipped config/config.yaml (a user's ``--configfile`` is
+    laid over it) may name an absent track or model: it is left out with a warning instead
     (:func:`psybench.aggregate.scope.applicable_leaderboards`)."""
+    from psybench.aggregate.scope import LeaderboardSpecError, check_leaderboards
+    from psybench.motion import EXPERIMENTS
+
     tracks = list(config.get("tracks") or [])
+    boards = list((config.get("aggregate") or {}).get("leaderboards") or [])
     shipped = _shipped_leaderboards()
-    for i, board in enumerate((config.get("aggregate") or {}).get("leaderboards") or []):
-        if any(all(board.get(k) == v for k, v in sb.items()) for sb in shipped):  # (+ schema defaults)
-            continue
-        key = f"aggregate.leaderboards[{i}]"
-        track = board.get("track")
-        if track is not None and track not in tracks:
-            raise _error(f"{key}.track", f"track {track!r} is not run (tracks: {tracks})")
-        for j, criterion in enumerate(board.get("criteria") or []):
-            if criterion.split("/")[0] not in tracks:
-                raise _error(f"{key}.criteria[{j}]", f"{criterion!r} belongs to no track that is run ({tracks})")
-        model = board.get("model")
+    inherited = [isinstance(board, Mapping) and any(all(board.get(k) == v for k, v in sb.items()) for sb in shipped
+                                                    if isinstance(sb, Mapping))  # (+ schema defaults)
+                 for board in boards]
+    # the experiments each run track writes: motion's four, attention's <train>_on_<test> pairs
+    experiments = {"motion": list(EXPERIMENTS)}
+    if "attention" in tracks:
+        experiments["attention"] = [f"{tr}_on_{te}" for tr, te in config["attention"].get("pairs") or []]
+    try:
+        specs = check_leaderboards(boards, tracks, experiments=experiments, inherited=inherited,
+                                   where="aggregate.leaderboards")
+    except LeaderboardSpecError as exc:
+        raise _error(exc.key, exc.detail) from None
+    for i, board in enumerate(specs):
+        track, model = board["track"], board["model"]
         # the long table's model column holds a model's name or, for a sweep, its algorithm's
-        names = sorted({x for t, specs in models.items() if track in (None, t)
-                        for n, spec in specs.items() for x in (n, spec.algorithm.name)})
-        if model is not None and model not in names:
-            raise _error(f"{key}.model", f"model {model!r} is not configured; configured: {names}")
+        names = sorted({x for t, specs_ in models.items() if track in (None, t)
+                        for n, spec in specs_.items() for x in (n, spec.algorithm.name)})
+        if model is not None and model not in names and not inherited[i]:
+            raise _error(f"aggregate.leaderboards[{i}].model",
+                         f"model {model!r} is not configured; configured: {names}")
 
 
 def machine_memory_bytes() -> int:

@@ -13,6 +13,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 
 from psybench.config import ConfigError, prepare_workflow
 from psybench.config_checks import array_estimates, check_memory
@@ -123,6 +124,44 @@ CASES = [
     ("leaderboard-absent-criterion", (),
      _set(["aggregate", "leaderboards"], [{"name": "a", "criteria": ["attention/A/rs"]}]),
      "aggregate.leaderboards[0].criteria[0]"),
+    # names become file names and Snakemake wildcards
+    ("model-name-300-characters", (), _set(["motion", "models", 0, "name"], "m" * 300), "motion.models[0].name"),
+    ("attention-model-name-300-characters", ("attention",), _set(["attention", "models", 0, "name"], "r" * 300),
+     "attention.models[0].name"),
+    ("movie-name-up-the-tree", ("attention",), _set(["attention", "movies", "../../x"], dict(RECORDED)),
+     "attention.movies: name '../../x'"),
+    ("movie-name-markup", ("attention",), _set(["attention", "movies", "<script>"], dict(RECORDED)),
+     "attention.movies: name '<script>'"),
+    # a folder where a file is expected, and the reverse
+    ("movie-file-is-a-folder", ("attention",), _set(["attention", "movies", "C"], {**RECORDED, "file": "data"}),
+     "attention.movies.C.file: data is a folder, expected a file"),
+    ("literature-is-a-folder", (), _set(["literature"], "config"), "literature: config is a folder, expected a file"),
+    ("intphys-root-is-a-file", ("intphys",), _set(["intphys"], {"data_root": "data/clip.mp4", "generate": False}),
+     "intphys.data_root: data/clip.mp4 is a file, expected a folder"),
+    # the leaderboard mistakes that the report job alone used to find, after all the compute
+    ("leaderboard-unknown-criterion", (),
+     _set(["aggregate", "leaderboards"], [{"name": "m", "track": "motion", "criteria": ["motion/diamond/error"]}]),
+     "aggregate.leaderboards[0].criteria[0]: 'motion/diamond/error' has the experiment 'diamond'"),
+    ("leaderboard-unknown-metric", (),
+     _set(["aggregate", "leaderboards"], [{"name": "m", "criteria": ["motion/diamonds/eror"]}]),
+     "aggregate.leaderboards[0].criteria[0]: 'motion/diamonds/eror' has the metric 'eror'"),
+    ("leaderboard-other-tracks-criterion", ("intphys",),
+     _set(["aggregate", "leaderboards"],
+          [{"name": "m", "track": "motion", "criteria": ["intphys/all/all/all/all/L_R"]}]),
+     "aggregate.leaderboards[0].criteria[0]: 'intphys/all/all/all/all/L_R' belongs to track 'intphys'"),
+    ("leaderboard-empty-criteria", (), _set(["aggregate", "leaderboards"], [{"name": "m", "criteria": []}]),
+     "aggregate.leaderboards[0].criteria: lists no criterion"),
+    ("leaderboard-name-twice", (),
+     _set(["aggregate", "leaderboards"], [{"name": "m"}, {"name": "m", "track": "motion"}]),
+     "aggregate.leaderboards[1].name: leaderboard name 'm' is used twice"),
+    ("leaderboard-misspelt-track", (), _set(["aggregate", "leaderboards"], [{"name": "m", "track": "motoin"}]),
+     "aggregate.leaderboards[0].track: 'motoin' is not a track"),
+    ("leaderboard-attention-pair-not-run", ("attention",),
+     _set(["aggregate", "leaderboards"], [{"name": "a", "track": "attention", "criteria": ["attention/A_on_B/NSS"]}]),
+     "aggregate.leaderboards[0].criteria[0]: 'attention/A_on_B/NSS' has the experiment 'A_on_B'"),
+    ("leaderboard-intphys-criterion-shape", ("intphys",),
+     _set(["aggregate", "leaderboards"], [{"name": "i", "criteria": ["intphys/all/L_R"]}]),
+     "aggregate.leaderboards[0].criteria[0]: 'intphys/all/L_R' is not of the form"),
     # within every bound, but 60 s of a 4096 px display at 1000 frames/s: an 8 TB response
     ("motion-response-memory", (), lambda c: c["display"].update(width_px=4096, height_px=4096, frames_per_s=1000)
      or c["motion"].update(duration_ms=60000), "display.frames_per_s"),
@@ -151,6 +190,58 @@ def test_the_unmodified_configs_pass(harness, project, tracks):
         cfg["attention"]["movies"]["C"] = dict(RECORDED)
     models = prepare_workflow(cfg)
     assert set(models) == {"motion", *tracks}
+
+
+LEADERBOARD_MISTAKES = {
+    "unknown-criterion": ({"name": "m", "track": "motion", "criteria": ["motion/diamond/error"]},
+                          "aggregate.leaderboards[0].criteria[0]"),
+    "other-tracks-criterion": ({"name": "m", "track": "motion", "criteria": ["attention/A_on_A/NSS"]},
+                               "aggregate.leaderboards[0].criteria[0]"),
+    "empty-criteria": ({"name": "m", "track": "motion", "criteria": []}, "aggregate.leaderboards[0].criteria"),
+    "misspelt-track": ({"name": "m", "track": "motoin"}, "aggregate.leaderboards[0].track"),
+}
+
+
+@pytest.mark.parametrize("board,key", LEADERBOARD_MISTAKES.values(), ids=LEADERBOARD_MISTAKES)
+def test_leaderboard_mistakes_in_config_yaml_itself_are_refused(harness, project, board, key):
+    """A leaderboard of config/config.yaml itself was taken as inherited from the shipped config,
+    so each of these passed with at most a warning and failed the report job after all the compute."""
+    cfg = _tiny(harness, "attention")
+    cfg["aggregate"] = {"leaderboards": [board]}
+    (project / "config" / "config.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
+    with pytest.raises(ConfigError, match=re.escape(f"config key {key}:")):
+        prepare_workflow(cfg)
+
+
+def test_leaderboard_name_twice_in_config_yaml_itself_is_refused(harness, project):
+    cfg = _tiny(harness)
+    cfg["aggregate"] = {"leaderboards": [{"name": "m", "track": "motion"}, {"name": "m"}]}
+    (project / "config" / "config.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
+    with pytest.raises(ConfigError, match=re.escape("config key aggregate.leaderboards[1].name: leaderboard name "
+                                                    "'m' is used twice (also aggregate.leaderboards[0])")):
+        prepare_workflow(cfg)
+
+
+def test_inherited_leaderboards_of_tracks_not_run_are_left_to_the_scope(harness, project):
+    """The shipped leaderboards laid under a motion-only config: the attention and IntPhys boards
+    and the sweep of a model not run pass here, and are left out with a warning later."""
+    shipped = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    (project / "config" / "config.yaml").write_text(yaml.safe_dump(shipped, sort_keys=False))
+    cfg = _tiny(harness)
+    cfg["aggregate"] = {"leaderboards": shipped["aggregate"]["leaderboards"]}
+    prepare_workflow(cfg)
+
+
+def test_leaderboard_criteria_of_the_shipped_config_are_known(harness, project):
+    """The controls of the criterion checks: every criterion the shipped config ranks, with its tracks run."""
+    shipped = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    cfg = _tiny(harness, "attention", "intphys")
+    cfg["motion"]["models"].append({"name": "tv", "algorithm": "tlapale_v1mt"})
+    cfg["aggregate"] = {"leaderboards": shipped["aggregate"]["leaderboards"] + [
+        {"name": "att", "track": "attention", "criteria": ["attention/A_on_A/NSS", "attention/A_on_A/median_rp_n_ma"]},
+        {"name": "fits", "criteria": ["motion/grating_size/speed/dir015/gaussian_score", "motion/diamonds/passed"]},
+    ]}
+    prepare_workflow(cfg)
 
 
 def test_leaderboard_of_a_sweep_may_name_the_algorithm(harness, project):

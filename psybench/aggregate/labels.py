@@ -26,6 +26,8 @@ from psybench.provenance import params_hash
 __all__ = [
     "VERDICT_METRICS",
     "headline_criteria",
+    "track_metrics",
+    "criterion_problem",
     "criterion_unit",
     "criterion_label",
     "setting_name",
@@ -81,6 +83,65 @@ def headline_criteria(criteria: Iterable[str]) -> list[str]:
     criteria = list(criteria)
     kept = [c for c in criteria if c.rsplit("/", 1)[-1] not in VERDICT_METRICS]
     return kept or criteria
+
+
+#: Metrics named by a prefix and a group: attention's median rank percentile per group of
+#: Table 1 (``median_rp_n_ma``; Shic & Scassellati 2007, sec. 5.2).
+_METRIC_PREFIXES = {"attention": ("median_rp_",)}
+# the factors of an IntPhys experiment, psybench.intphys.metrics.FACTORS
+_INTPHYS_SHAPE = "intphys/<block>/<visibility>/<motion>/<n_objects>/<metric> (all/all/all/all for every movie)"
+
+
+def track_metrics(track: str) -> list[str]:
+    """The metrics the long table holds for ``track`` (its score rows; :data:`_METRICS`), sorted.
+
+    Attention's ``median_rp_<group>`` metrics are matched by their prefix
+    (:func:`criterion_problem`).
+    """
+    known = {m for t, m in _METRICS if t == track}
+    if track == "motion":
+        known.add("error")  # its unit depends on the experiment (_MOTION_ERROR_UNITS)
+    return sorted(known)
+
+
+def criterion_problem(criterion: str, *, tracks: Sequence[str],
+                      experiments: Mapping[str, Sequence[str]] | None = None) -> str | None:
+    """Why ``criterion`` names no score a run with ``tracks`` writes, or None.
+
+    A criterion is ``track/experiment/metric`` (:func:`psybench.aggregate.table.criterion_name`):
+    its track must be run, its metric one the track writes (:func:`track_metrics`), its
+    experiment's first part one of ``experiments[track]`` where given (the motion
+    experiments; attention's ``<train>_on_<test>`` pairs), and an IntPhys experiment
+    has the four factors of :data:`psybench.intphys.metrics.FACTORS`.
+
+    Returns
+    -------
+    str or None
+        A sentence to follow the criterion in a message.
+
+    Examples
+    --------
+    >>> criterion_problem("motion/diamonds/eror", tracks=["motion"])
+    "has the metric 'eror', which track motion does not write (its metrics: ['error', 'gaussian_score', 'passed'])"
+    """
+    from psybench.registry import TRACKS
+
+    track, experiment, metric = _split(criterion)
+    if track not in TRACKS:
+        return f"names no track ({list(TRACKS)}): write track/experiment/metric, e.g. motion/diamonds/error"
+    if track not in tracks:
+        return f"belongs to track {track}, which is not run (tracks: {list(tracks)})"
+    metrics = track_metrics(track)
+    if metric not in metrics and not metric.startswith(_METRIC_PREFIXES.get(track, ())):
+        prefixes = [f"{p}<group>" for p in _METRIC_PREFIXES.get(track, ())]
+        return f"has the metric {metric!r}, which track {track} does not write (its metrics: {metrics + prefixes})"
+    if track == "intphys" and len(experiment) != 4:
+        return f"is not of the form {_INTPHYS_SHAPE}"
+    known = (experiments or {}).get(track)
+    if known is not None and (not experiment or experiment[0] not in known):
+        return (f"has the experiment {'/'.join(experiment)!r}, which track {track} does not run "
+                f"(its experiments: {sorted(known)})")
+    return None
 
 
 def _split(criterion: str) -> tuple[str, list[str], str]:

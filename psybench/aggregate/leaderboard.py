@@ -28,7 +28,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +39,7 @@ import pandas as pd
 from psybench.aggregate.labels import in_model
 from psybench.aggregate.overall import per_track_leaderboard, track_criteria
 from psybench.aggregate.ranks import ranks_with_ties
+from psybench.aggregate.scope import LEADERBOARD_KEYS, check_spec
 from psybench.aggregate.table import SAMPLE_COLUMNS, concat_scores, criterion_name, entry_labels, leaderboard
 from psybench.io.atomic import atomic_output
 from psybench.io.tables import read_table, write_table
@@ -54,13 +54,10 @@ __all__ = [
     "read_leaderboards",
 ]
 
-#: Keys of one leaderboard spec (``name`` required).
-LEADERBOARD_KEYS = ("name", "title", "track", "criteria", "model", "epsilon", "missing", "projections")
 #: Columns of :attr:`Leaderboard.cells`: the scores of a leaderboard's scope, one row per
 #: (entry, criterion), in the long table's order.
 CELL_COLUMNS = ["entry", "criterion", "track", "experiment", "metric", "value", "direction", "ci_low", "ci_high",
                 "source"]
-_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
 _FORMAT = "psybench-leaderboards/1"
 
 
@@ -108,24 +105,6 @@ def default_leaderboards(long_df: pd.DataFrame) -> list[dict[str, Any]]:
     """``overall`` (all tracks, all criteria) and one leaderboard per track present, in name order."""
     tracks = sorted(set(long_df["track"].astype(str)))
     return [{"name": "overall", "track": None}] + [{"name": t, "track": t} for t in tracks]
-
-
-def _check_spec(spec: Mapping[str, Any], i: int) -> dict[str, Any]:
-    if not isinstance(spec, Mapping):
-        raise ValueError(f"leaderboards[{i}] must be a mapping with keys {list(LEADERBOARD_KEYS)}")
-    unknown = sorted(set(spec) - set(LEADERBOARD_KEYS))
-    if unknown:
-        raise ValueError(f"leaderboards[{i}] has unknown key(s) {unknown}; known: {list(LEADERBOARD_KEYS)}")
-    name = spec.get("name")
-    if not isinstance(name, str) or not _NAME_RE.match(name) or name == "index":
-        raise ValueError(
-            f"leaderboards[{i}]: name {name!r} must be letters, digits, '_' or '-' (it names files), not 'index'"
-        )
-    out = {"title": None, "track": None, "criteria": None, "model": None, "epsilon": None, "missing": "ignore",
-           "projections": None, **dict(spec)}
-    if out["epsilon"] == {}:
-        out["epsilon"] = None
-    return out
 
 
 def _prepare_samples(samples: pd.DataFrame | None) -> pd.DataFrame | None:
@@ -286,7 +265,7 @@ def compute_leaderboards(
         prefixed with the leaderboard name).
     """
     long_df = concat_scores({"long table": long_df})
-    specs = [_check_spec(s, i) for i, s in enumerate(leaderboards if leaderboards is not None
+    specs = [check_spec(s, i) for i, s in enumerate(leaderboards if leaderboards is not None
                                                       else default_leaderboards(long_df))]
     names = [s["name"] for s in specs]
     dup = sorted({n for n in names if names.count(n) > 1})

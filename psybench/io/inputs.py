@@ -32,7 +32,36 @@ from pathlib import Path
 from psybench.io.verified import VerifiedState
 
 __all__ = ["tree_listing", "tree_digest", "iter_files", "listing_path", "record_listing", "listing_change",
-           "quarantine_changed_tree", "LISTING_SUFFIX"]
+           "quarantine_changed_tree", "LISTING_SUFFIX", "path_problem"]
+
+
+def path_problem(path: str | os.PathLike, expected: str = "file") -> str | None:
+    """Why ``path`` is not what a key expects (symlinks followed), or None if it is.
+
+    Parameters
+    ----------
+    path : path-like
+    expected : {"file", "folder"}
+
+    Returns
+    -------
+    str or None
+        ``"does not exist"``, ``"is a folder, expected a file"``, ``"is a file, expected
+        a folder"``, ``"is a broken symbolic link"`` or ``"is not a regular file"`` (a
+        FIFO, a device), to follow the path in a message; None when it fits.
+    """
+    if expected not in ("file", "folder"):
+        raise ValueError(f"expected={expected!r} must be 'file' or 'folder'")
+    p = Path(path)
+    if p.is_file() if expected == "file" else p.is_dir():
+        return None
+    if p.is_dir():
+        return "is a folder, expected a file"
+    if p.is_file():
+        return "is a file, expected a folder"
+    if p.exists():
+        return "is not a regular file"
+    return "is a broken symbolic link" if p.is_symlink() else "does not exist"
 
 
 def tree_listing(root: str | os.PathLike) -> list[tuple[str, int, int]]:
