@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import pickle
 import sys
 
 import numpy as np
@@ -192,6 +193,8 @@ def test_movies_read_plain_arrays_equal_to_the_store(shard):
         assert len(listed) == 20 and not any(m.flags.writeable for m in listed)
         np.testing.assert_array_equal(np.stack(listed), want)
         assert all(m.base.base is None for m in listed)  # views of a chunk read for them, owning its memory
+    with pytest.raises(TypeError, match="cannot be pickled or copied: read the movies first"):
+        pickle.dumps(obs.scene)
     scene = np.asarray(src["scene"])
     assert map_movies(lambda i, s: float(s.mean()), [obs.scene], 2) == [float(m.mean()) for m in scene]
 

@@ -111,6 +111,11 @@ class Movies:
     def __repr__(self) -> str:
         return f"Movies(shape={self.shape}, dtype={self.dtype})"
 
+    def __reduce__(self) -> Any:
+        # a copy would not be in _SOURCES, so it could read nothing: say so where it is made
+        raise TypeError("a Movies cannot be pickled or copied: read the movies first (movies[i], "
+                        "np.asarray(movies)) and pass the arrays")
+
 
 @dataclass(frozen=True)
 class Observation:
