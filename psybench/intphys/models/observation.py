@@ -29,7 +29,9 @@ handed. A :class:`Movies` holds only its shape, dtype and chunking; the array it
 reads from is kept in a private table of this module keyed by the :class:`Movies`
 itself, so following attributes, closures or ``gc.get_referents`` from an
 observation reaches plain values and NumPy arrays that own their memory (or
-read-only views of them), never a path, store or Dask graph. Movies are read on
+read-only views of them), never a path, store or Dask graph. (Model code runs in
+the job's interpreter: through module globals, its call stack or the file system it
+can reach anything the process can; what it is handed leads nowhere.) Movies are read on
 access, one storage chunk at a time, so a model never has to hold a whole shard.
 :func:`observe` reads, of the metadata table, the ``movie`` and ``masks_grayscale``
 columns alone.
