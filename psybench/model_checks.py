@@ -11,19 +11,31 @@ its outputs checked before anything is stored:
   function is a bug, not a choice), of the expected shape, all finite;
 * :func:`model_failure` turns an exception raised inside the function into a
   :class:`psybench.registry.ModelError` naming the model (and saying that inputs
-  are read-only when the function tried to write to them).
+  are read-only when the function tried to write to them);
+* :func:`exits_are_errors` makes a function that ends the interpreter
+  (``sys.exit``, ``os._exit``) fail with a :class:`ModelExit` naming the model and
+  what it was running on, instead of a job that ends with status 0 and no output.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import importlib
+import os
+import sys
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 
 from psybench.registry import ModelError
 
-__all__ = ["read_only", "check_maps", "model_failure"]
+__all__ = ["read_only", "check_maps", "model_failure", "ModelExit", "exits_are_errors"]
+
+
+class ModelExit(ModelError):
+    """A model's function tried to end the process (``sys.exit``, ``os._exit``)."""
 
 
 def read_only(array: np.ndarray) -> np.ndarray:
@@ -84,3 +96,70 @@ def model_failure(model: str, exc: BaseException, where: str = "", *, label: str
     if isinstance(exc, ValueError) and "read-only" in str(exc):
         hint = " (its input frames are read-only: copy them, e.g. frames.copy(), before modifying)"
     return ModelError(f"{label} {model!r} raised {type(exc).__name__}{at}: {exc}{hint}")
+
+
+# The models running in this process under exits_are_errors, innermost last, and os._exit as it was.
+_RUNNING: list[dict[str, Any]] = []
+_LOCK = threading.Lock()
+_REAL_EXIT = os._exit
+_NATIVE = importlib.import_module(os.name)  # posix (or nt): os._exit is its _exit, reachable under that name too
+
+
+def _model_exit(run: dict[str, Any], call: str) -> ModelExit:
+    """The :class:`ModelExit` for ``call``; its message also goes to the console when stderr is a job's log."""
+    at = f" on {run['where']}" if run["where"] else ""
+    message = (f"{run['label']} {run['model']!r} called {call}{at}: a model must return its result (or raise), "
+               "not end the process")
+    console = sys.__stderr__
+    if console is not None and console is not sys.stderr:  # the traceback goes to the log, this line to the console
+        console.write(f"psybench: {message}\n")
+        console.flush()
+    return ModelExit(message)
+
+
+def _refused_exit(code: int = 0) -> None:
+    """``os._exit`` while a model runs: a :class:`ModelExit` naming it (a forked child still exits)."""
+    if not _RUNNING or _RUNNING[-1]["pid"] != os.getpid():
+        _REAL_EXIT(code)
+    run = _RUNNING[-1]
+    run["exited"] = f"os._exit({code!r})"
+    raise _model_exit(run, run["exited"])
+
+
+@contextmanager
+def exits_are_errors(model: str, where: str = "", *, label: str = "model") -> Iterator[None]:
+    """Run a model's function in the block; its attempts to end the process become :class:`ModelExit`.
+
+    ``SystemExit`` (``sys.exit``, ``exit``, raised in the calling thread or in a worker
+    whose exception the caller re-raises) leaving the block becomes a :class:`ModelExit`.
+    ``os._exit`` ends the interpreter at once, running no ``finally``, ``atexit`` or
+    exception handler, so it cannot be caught: while the block runs, ``os._exit`` (and
+    ``posix._exit``) is replaced by a function that raises :class:`ModelExit` instead,
+    in whichever thread the model calls it; if the model swallows that exception, the
+    block raises it on leaving. A process forked by the model (multiprocessing) still
+    exits normally. Signals and C code calling ``exit`` are outside Python's reach.
+
+    Parameters
+    ----------
+    model : str
+        The model's configured name (for the message).
+    where : str
+        What it runs on, e.g. ``"stimulus grating_d0.zarr"``.
+    label : str
+        What the model is called in the message (``"saliency model"``).
+    """
+    run = {"model": model, "where": where, "label": label, "pid": os.getpid(), "exited": None}
+    with _LOCK:
+        _RUNNING.append(run)
+        os._exit = _NATIVE._exit = _refused_exit
+    try:
+        yield
+    except SystemExit as exc:
+        raise _model_exit(run, f"sys.exit({exc.code!r})") from exc
+    finally:
+        with _LOCK:
+            _RUNNING.remove(run)
+            if not _RUNNING:
+                os._exit = _NATIVE._exit = _REAL_EXIT
+    if run["exited"]:  # the model caught the ModelExit of its os._exit and went on
+        raise _model_exit(run, run["exited"])

@@ -52,8 +52,8 @@ import numpy as np
 from psybench.attention.defaults import CHUNK_FRAMES, LAGS_MS
 from psybench.attention.grid_coords import grid_coords
 from psybench.io.store import ArraySpec, open_store, write_store
-from psybench.model_checks import check_maps, model_failure, read_only
-from psybench.registry import get_algorithm, list_algorithms, load_callable
+from psybench.model_checks import check_maps, exits_are_errors, model_failure, read_only
+from psybench.registry import ModelError, get_algorithm, list_algorithms, load_callable
 
 __all__ = ["saliency_function", "channel_names", "feature_maps", "write_feature_store", "write_feature_stores"]
 
@@ -97,6 +97,8 @@ def _block(src: np.ndarray, drop: int, name: str, func: Callable[..., Any], para
             out = func(src[drop:], history=src[:drop] if drop else None, **params)
         else:
             out = func(src[drop:], **params)
+    except ModelError:  # a ModelExit (exits_are_errors) already names the model
+        raise
     except Exception as exc:
         raise model_failure(name, exc, where, label="saliency model") from exc
     maps = check_maps(name, "maps", out, (t, H, W, None), where, label="saliency model")
@@ -162,22 +164,21 @@ def write_feature_store(
     name, func = saliency_function(model)
     stim = open_store(stimulus)
     frames = stim["frames"].astype(np.float32)
-    maps = feature_maps(frames, model=func, chunk_frames=chunk_frames, **params)
-    names = channel_names(func, maps.shape[-1])
-    attrs = {
-        k: stim.attrs.get(k) for k in ("frames_per_s", "grid", "source_size", "px_per_deg", "stimulus")
-    }
-    attrs.update(
-        {
-            "features": {"model": name, "params": dict(params), "channels": names},
-            "lags_ms": [float(x) for x in lags_ms],
-            "code_hash": code_hash,
-        }
-    )
-    return write_store(
-        out, {"maps": ArraySpec(maps, ("t", "y", "x", "channel"), attrs={"channels": names})}, attrs,
-        num_workers=num_workers, coords=grid_coords(attrs, maps.shape[0]),
-    )
+    with exits_are_errors(name, f"movie {Path(stimulus).name}", label="saliency model"):  # maps computed as written
+        maps = feature_maps(frames, model=func, chunk_frames=chunk_frames, **params)
+        names = channel_names(func, maps.shape[-1])
+        attrs = {k: stim.attrs.get(k) for k in ("frames_per_s", "grid", "source_size", "px_per_deg", "stimulus")}
+        attrs.update(
+            {
+                "features": {"model": name, "params": dict(params), "channels": names},
+                "lags_ms": [float(x) for x in lags_ms],
+                "code_hash": code_hash,
+            }
+        )
+        return write_store(
+            out, {"maps": ArraySpec(maps, ("t", "y", "x", "channel"), attrs={"channels": names})}, attrs,
+            num_workers=num_workers, coords=grid_coords(attrs, maps.shape[0]),
+        )
 
 
 def write_feature_stores(

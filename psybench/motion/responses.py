@@ -46,7 +46,7 @@ import numpy as np
 
 from psybench.io.integrity import open_group, verify_store
 from psybench.io.store import StreamSpec, write_store_stream
-from psybench.model_checks import check_maps, model_failure, read_only
+from psybench.model_checks import check_maps, exits_are_errors, model_failure, read_only
 from psybench.motion.display import Display
 from psybench.motion.population import domain_mean_flow
 from psybench.progress import progress
@@ -249,7 +249,8 @@ def run_motion_model(
     try:
         # the velocity coordinate labels p, stored only with write_population (velocities then resolved above)
         coords = display.coords(n_t, height, width, velocities=velocities if "p" in specs else None)
-        return write_store_stream(out_path, specs, blocks, attrs, check=check, coords=coords)
+        with exits_are_errors(spec.name, f"stimulus {Path(stimulus_path).name}"):  # the model runs as blocks are read
+            return write_store_stream(out_path, specs, blocks, attrs, check=check, coords=coords)
     except ValueError as exc:
         if isinstance(exc, ModelError):
             raise

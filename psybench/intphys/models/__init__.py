@@ -26,12 +26,13 @@ predict
 from psybench.intphys.models.controls import constant, random_control
 from psybench.intphys.models.flow import flow_surprise
 from psybench.intphys.models.nextframe import nextframe_surprise, train_nextframe, train_nextframe_stores
-from psybench.intphys.models.observation import Observation, observe
+from psybench.intphys.models.observation import Movies, Observation, observe
 from psybench.intphys.models.predict import TRAINED_ALGORITHMS, ModelSpecError, predict_shard, predict_shards
 from psybench.intphys.models.tracking import tracking_permanence
 
 __all__ = [
     "Observation",
+    "Movies",
     "observe",
     "ModelSpecError",
     "TRAINED_ALGORITHMS",

@@ -9,12 +9,12 @@ test movie, without knowing its condition):
     Movie ids in axis order (``O1/0001/1`` for dev/test, ``00001`` for train; the
     ids of the official answer.txt).
 ``scene``
-    ``dask.array.Array, shape (movie, t, y, x, 3)``, uint8 RGB frames.
+    :class:`Movies`, shape ``(movie, t, y, x, 3)``, uint8 RGB frames.
 ``depth``
-    ``dask.array.Array, shape (movie, t, y, x)``, float32 distance in mm (or
+    :class:`Movies`, shape ``(movie, t, y, x)``, float32 distance in mm (or
     ``None``).
 ``masks``
-    ``dask.array.Array, shape (movie, t, y, x)``, uint8 gray values (or ``None``).
+    :class:`Movies`, shape ``(movie, t, y, x)``, uint8 gray values (or ``None``).
 ``masks_grayscale``
     Per movie, the ``(gray value, element name)`` pairs of its masks (names such
     as ``sky``, ``object_1``, ``occluder_1``), as listed in the movie's
@@ -23,9 +23,18 @@ test movie, without knowing its condition):
 The labels (``possible``) and the condition columns (``block``, ``visibility``,
 ``motion``, ``n_objects``, ``quadruplet``) are not part of an observation: they
 are joined to the predictions only when scoring (:mod:`psybench.intphys.metrics`).
-:func:`observe` reads the ingest store and, of its metadata table, the
-``movie`` and ``masks_grayscale`` columns alone, and hands the model neither the
-table nor a path to it.
+Nor is any way to them: the ingest store's path, its Zarr arrays and the metadata
+table beside it (which holds the labels) are not reachable from what a model is
+handed. A :class:`Movies` holds only its shape, dtype and chunking; the array it
+reads from is kept in a private table of this module keyed by the :class:`Movies`
+itself, so following attributes, closures or ``gc.get_referents`` from an
+observation reaches plain values and NumPy arrays that own their memory (or
+read-only views of them), never a path, store or Dask graph. (Model code runs in
+the job's interpreter: through module globals, its call stack or the file system it
+can reach anything the process can; what it is handed leads nowhere.) Movies are read on
+access, one storage chunk at a time, so a model never has to hold a whole shard.
+:func:`observe` reads, of the metadata table, the ``movie`` and ``masks_grayscale``
+columns alone.
 
 A plausibility model is ``model(observation, **params) -> pandas.Series``
 (movie id -> P in [0, 1], higher = more plausible).
@@ -35,20 +44,79 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Sequence
+import weakref
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from psybench.io.tables import read_table
 from psybench.progress import progress
 
-if TYPE_CHECKING:  # annotations only: pandas is imported where it is used (issue 15: planning imports these modules)
-    pass
+__all__ = ["Observation", "Movies", "observe", "map_movies", "luminance"]
 
-__all__ = ["Observation", "observe", "map_movies", "luminance"]
+# Movies -> the (Dask) array it reads from; only this module's functions look it up, so no
+# path or store is reachable from a Movies object itself (entries go with their Movies).
+_SOURCES: weakref.WeakKeyDictionary[Movies, Any] = weakref.WeakKeyDictionary()
+
+
+def _owned(value: Any) -> np.ndarray:
+    """``value`` as an ndarray that owns its memory (a copy if it is a view of another buffer)."""
+    out = np.asarray(value)
+    return out if out.base is None else out.copy()
+
+
+class Movies:
+    """One array of a shard (movies on axis 0), read on access as plain NumPy arrays.
+
+    Indexing reads what it selects (``movies[i]``: movie ``i``, ``movies[a:b]``,
+    ``movies[i, t]``; NumPy's basic indexing) into a new array; iterating yields the
+    movies in order as read-only arrays, reading one storage chunk of movies at a
+    time; ``np.asarray(movies)`` reads them all. ``shape``, ``dtype``, ``ndim`` and
+    ``chunks`` (the storage chunking, as Dask gives it) describe the whole array.
+    """
+
+    __slots__ = ("shape", "dtype", "chunks", "__weakref__")
+
+    def __init__(self, source: Any) -> None:
+        self.shape = tuple(int(n) for n in source.shape)
+        self.dtype = np.dtype(source.dtype)
+        chunks = getattr(source, "chunks", None)
+        self.chunks = (tuple(tuple(int(c) for c in axis) for axis in chunks) if chunks is not None
+                       else tuple((n,) for n in self.shape))
+        _SOURCES[self] = source
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __getitem__(self, key: Any) -> np.ndarray:
+        return _owned(_SOURCES[self][key])
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        out = self[...]
+        return out if dtype is None else out.astype(dtype, copy=False)
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        start = 0
+        for n in self.chunks[0]:
+            block = self[start : start + n]
+            block.flags.writeable = False
+            yield from block
+            start += n
+
+    def __repr__(self) -> str:
+        return f"Movies(shape={self.shape}, dtype={self.dtype})"
+
+    def __reduce__(self) -> Any:
+        # a copy would not be in _SOURCES, so it could read nothing: say so where it is made
+        raise TypeError("a Movies cannot be pickled or copied: read the movies first (movies[i], "
+                        "np.asarray(movies)) and pass the arrays")
 
 
 @dataclass(frozen=True)
@@ -89,15 +157,16 @@ def observe(store_path: str | os.PathLike, table_path: str | os.PathLike) -> Obs
     if "masks_grayscale" in table.columns:
         by_movie = table.set_index(table["movie"].astype(str))["masks_grayscale"].reindex(list(movies))
         names = tuple(None if pd.isna(v) else _pairs(v) for v in by_movie)
-    return Observation(movies=movies, scene=store["scene"], depth=store.arrays.get("depth"),
-                       masks=store.arrays.get("masks"), masks_grayscale=names)
+    depth, masks = store.arrays.get("depth"), store.arrays.get("masks")
+    return Observation(movies=movies, scene=Movies(store["scene"]), depth=None if depth is None else Movies(depth),
+                       masks=None if masks is None else Movies(masks), masks_grayscale=names)
 
 
 def map_movies(fn: Callable[..., float], arrays: Sequence[Any], threads: int) -> list[float]:
     """``[fn(i, *movie_i) for each movie i]``, reading one storage chunk of movies at a time.
 
-    ``arrays`` are Dask (or NumPy) arrays with movies on axis 0 and the same chunking
-    along it (``None`` entries are passed through as ``None``); each chunk is loaded
+    ``arrays`` are :class:`Movies` (or Dask or NumPy arrays) with movies on axis 0 and the
+    same chunking along it (``None`` entries are passed through as ``None``); each chunk is loaded
     once and its movies are processed by ``threads`` threads, so memory does not
     depend on the number of movies.
     """

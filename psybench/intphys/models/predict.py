@@ -17,7 +17,7 @@ import numpy as np
 
 from psybench.intphys.models.observation import observe
 from psybench.io.tables import write_table
-from psybench.model_checks import model_failure
+from psybench.model_checks import exits_are_errors, model_failure
 from psybench.registry import ModelError, resolve_model
 
 if TYPE_CHECKING:  # annotations only: pandas is imported where it is used (issue 15: planning imports these modules)
@@ -68,12 +68,14 @@ def predict_shard(entry: Mapping[str, Any], store_path: str | os.PathLike, metad
     if weights is not None:
         params["weights"] = weights
     observation = observe(store_path, metadata_path)
-    # The observation is frozen and its arrays are Dask arrays: every read computes a fresh
-    # NumPy array, so a model writing into what it read changes nothing that psybench (or
-    # another model) reads; unlike the motion and attention frames they need no read-only view.
+    # The observation is frozen and every read of its arrays makes a fresh NumPy array, so a
+    # model writing into what it read changes nothing that psybench (or another model) reads;
+    # unlike the motion and attention frames they need no read-only view.
     user = spec.algorithm.source == "user"
     try:
-        raw = spec.algorithm.function(observation, **params)
+        with exits_are_errors(name, f"shard {Path(store_path).name} (movies {observation.movies[0]} to "
+                                    f"{observation.movies[-1]})"):
+            raw = spec.algorithm.function(observation, **params)
     except Exception as exc:
         if not user or isinstance(exc, ModelError):
             raise
