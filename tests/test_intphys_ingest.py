@@ -9,6 +9,7 @@ import pytest
 
 from psybench.intphys.generate import generate_intphys
 from psybench.intphys.ingest import IntPhysFormatError, ingest_shard, list_movies, shard_movies
+from psybench.intphys.models.observation import observe
 from psybench.io.store import open_store
 
 
@@ -121,6 +122,8 @@ def test_unlabelled_8bit_test_split_keeps_relative_depth(tmp_path):
             raw = cv2.imread(str(movies[i].path / "depth" / f"depth_{t + 1:03d}.png"), cv2.IMREAD_UNCHANGED)
             assert raw.dtype == np.uint8
             np.testing.assert_array_equal(depth[i, t], raw.astype(np.float32))  # unscaled, exactly
+    # a model is told the units (it cannot read the store's attributes)
+    assert observe(tmp_path / "t.zarr", tmp_path / "t.csv").depth_units == "relative (8-bit, unscaled)"
     # a labelled split keeps today's rule: 8-bit depth needs max_depth
     generate_intphys(root, "dev", blocks=("O1",), n_frames=8, height=16, width=16)
     status = root / "dev" / "O1" / "0001" / "3" / "status.json"

@@ -15,6 +15,9 @@ test movie, without knowing its condition):
     ``None``).
 ``masks``
     :class:`Movies`, shape ``(movie, t, y, x)``, uint8 gray values (or ``None``).
+``depth_units``
+    ``"mm"``, or ``"relative (8-bit, unscaled)"`` for 8-bit depth without
+    status.json's ``max_depth`` (the distributed test set).
 ``masks_grayscale``
     Per movie, the ``(gray value, element name)`` pairs of its masks (names such
     as ``sky``, ``object_1``, ``occluder_1``), as listed in the movie's
@@ -128,6 +131,7 @@ class Observation:
     depth: Any = None
     masks: Any = None
     masks_grayscale: tuple[tuple[tuple[int, str], ...], ...] | None = None
+    depth_units: str = "mm"
 
 
 def _pairs(value: Any) -> tuple[tuple[int, str], ...]:
@@ -159,7 +163,8 @@ def observe(store_path: str | os.PathLike, table_path: str | os.PathLike) -> Obs
         names = tuple(None if pd.isna(v) else _pairs(v) for v in by_movie)
     depth, masks = store.arrays.get("depth"), store.arrays.get("masks")
     return Observation(movies=movies, scene=Movies(store["scene"]), depth=None if depth is None else Movies(depth),
-                       masks=None if masks is None else Movies(masks), masks_grayscale=names)
+                       masks=None if masks is None else Movies(masks), masks_grayscale=names,
+                       depth_units=str(store.attrs.get("depth_units", "mm")))
 
 
 def map_movies(fn: Callable[..., float], arrays: Sequence[Any], threads: int) -> list[float]:
