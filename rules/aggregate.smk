@@ -23,7 +23,7 @@ rule aggregate_scores:
     params:
         algorithms=SCORE_ALGORITHMS,
         settings=SCORE_SETTINGS,
-        code_hash=CODE["aggregate"],
+        code_hash=get_code_hash("aggregate_scores.py"),
     script:
         "../scripts/aggregate_scores.py"
 
@@ -41,7 +41,7 @@ rule aggregate_samples:
     conda:
         "../envs/psybench.yaml"
     params:
-        code_hash=CODE["aggregate"],
+        code_hash=get_code_hash("aggregate_samples.py"),
     script:
         "../scripts/aggregate_samples.py"
 
@@ -69,7 +69,7 @@ rule aggregate_leaderboards:
         alpha=config["aggregate"]["alpha"],
         seed=config["aggregate"]["seed"],
         max_projections=config["aggregate"]["max_projections"],
-        code_hash=CODE["aggregate"],
+        code_hash=get_code_hash("aggregate_leaderboards.py"),
     script:
         "../scripts/aggregate_leaderboards.py"
 

@@ -4,7 +4,7 @@
 from psybench.aggregate.scope import applicable_leaderboards
 from psybench.aggregate.labels import setting_names
 from psybench.motion.models import bio_inspired_models
-from psybench.provenance import PACKAGE_ROOT, code_hash, params_hash
+from psybench.provenance import PACKAGE_ROOT
 from psybench.registry import TRACKS
 
 # input and params functions
@@ -94,15 +94,7 @@ def get_sample_tables(wildcards):
 
 
 def get_report_code_hash():
-    """The report's code and its page templates (not Python, so code_hash alone misses them)."""
-    templates = sorted((PACKAGE_ROOT / "report" / "templates").glob("*"))
-    code = code_hash(
-        [
-            "psybench.aggregate.leaderboard",
-            "psybench.report.site",
-            "psybench.report.figures",
-            "psybench.report.human",
-            "psybench.motion.held_out",
-        ]
+    """The report's code and its page templates (not Python: no import reaches them)."""
+    return get_code_hash(
+        "report_leaderboard.py", files=tuple(sorted((PACKAGE_ROOT / "report" / "templates").glob("*")))
     )
-    return f"{code}-{params_hash({p.name: p.read_text() for p in templates})}"

@@ -26,7 +26,7 @@ rule attention_stimuli:
     params:
         spec=get_attention_movie_spec,
         grid=ATTENTION["grid"],
-        code_hash=ATTENTION_CODE["stimuli"],
+        code_hash=get_code_hash("attention_stimuli.py"),
     script:
         "../scripts/attention_stimuli.py"
 
@@ -47,7 +47,7 @@ rule attention_gaze:
         "../envs/psybench.yaml"
     params:
         spec=get_attention_movie_spec,
-        code_hash=ATTENTION_CODE["gaze"],
+        code_hash=get_code_hash("attention_gaze.py"),
     script:
         "../scripts/attention_gaze.py"
 
@@ -75,6 +75,7 @@ if ATTENTION_ON:
             stores=get_attention_feature_batch,
             chunk_frames=ATTENTION["chunk_frames"],
             lags_ms=ATTENTION["lags_ms"],
+            code_hash=get_code_hash("attention_features.py"),
         script:
             "../scripts/attention_features.py"
 
@@ -94,7 +95,7 @@ rule attention_control_scanpaths:
         "../envs/psybench.yaml"
     params:
         evaluation=ATTENTION["evaluation"],
-        code_hash=ATTENTION_CODE["scanpaths"],
+        code_hash=get_code_hash("attention_control_scanpaths.py"),
     script:
         "../scripts/attention_control_scanpaths.py"
 
@@ -138,7 +139,7 @@ if ATTENTION_ON:
             pairs=ATTENTION["pairs"],
             lags_ms=ATTENTION["lags_ms"],
             evaluation=ATTENTION["evaluation"],
-            code_hash=ATTENTION_CODE["evaluate"],
+            code_hash=get_code_hash("attention_evaluate_part.py"),
         script:
             "../scripts/attention_evaluate_part.py"
 
@@ -172,7 +173,7 @@ rule attention_evaluate:
         parts=get_attention_parts(),
         models=get_attention_rows(),
         pairs=ATTENTION["pairs"],
-        code_hash=ATTENTION_CODE["gather"],
+        code_hash=get_code_hash("attention_evaluate.py"),
     script:
         "../scripts/attention_evaluate.py"
 
@@ -199,7 +200,7 @@ if ATTENTION_ON:
             models=get_attention_rows(),
             pairs=ATTENTION["pairs"],
             settings=get_attention_metrics_settings(),
-            code_hash=ATTENTION_CODE["metrics"],
+            code_hash=get_code_hash("attention_metrics_part.py"),
         script:
             "../scripts/attention_metrics_part.py"
 
@@ -220,7 +221,7 @@ rule attention_metrics:
         parts=get_attention_metrics_parts(),
         models=get_attention_rows(),
         pairs=ATTENTION["pairs"],
-        code_hash=ATTENTION_CODE["metrics_gather"],
+        code_hash=get_code_hash("attention_metrics.py"),
     script:
         "../scripts/attention_metrics.py"
 
@@ -246,6 +247,6 @@ rule attention_score_rows:
     params:
         table1_figure="attention/curves.png",
         results_root=get_results_root,
-        code_hash=ATTENTION_CODE["score_rows"],
+        code_hash=get_code_hash("attention_score_rows.py"),
     script:
         "../scripts/attention_score_rows.py"

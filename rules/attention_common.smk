@@ -2,7 +2,6 @@
 # rules/attention.smk, from config["attention"] (validated and filled with the schema's
 # defaults in rules/common.smk).
 from psybench.attention.models import metrics_settings, pair_movies, saliency_models
-from psybench.provenance import callable_modules, code_hash
 
 # input and params functions
 ATTENTION = config["attention"]
@@ -12,51 +11,6 @@ ATTENTION_MODELS = saliency_models(config, MODELS["attention"]) if ATTENTION_ON 
 ATTENTION_MOVIES = pair_movies(ATTENTION) if ATTENTION_ON else []
 # One feature store per (family, parameters), shared by every model that uses it.
 ATTENTION_FEATURES = {m.features: m for m in ATTENTION_MODELS}
-
-# Snakemake does not see edits to imported library modules: each rule carries a code hash.
-ATTENTION_CODE = {
-    "stimuli": code_hash(["psybench.attention.stimuli", "psybench.attention.ingest", "psybench.io.store"]),
-    "gaze": code_hash(["psybench.attention.gaze", "psybench.io.tables"]),
-    "scanpaths": code_hash(
-        [
-            "psybench.attention.table1",
-            "psybench.attention.controls",
-            "psybench.attention.gaze",
-            "psybench.attention.movies",
-            "psybench.io.tables",
-        ]
-    ),
-    "evaluate": code_hash(
-        [
-            "psybench.attention.table1",
-            "psybench.attention.evaluate",
-            "psybench.attention.tuning",
-            "psybench.attention.batch_tuning",
-            "psybench.attention.feature_table",
-            "psybench.attention.rank_counts",
-            "psybench.attention.rank_kernels",
-            "psybench.attention.controls",
-            "psybench.attention.movies",
-            "psybench.attention.gaze",
-            "psybench.attention.metrics",
-        ]
-    ),
-    "gather": code_hash(["psybench.attention.table1", "psybench.attention.figures", "psybench.io.tables"]),
-    "metrics": code_hash(
-        [
-            "psybench.attention.metrics",
-            "psybench.attention.map_metrics",
-            "psybench.attention.stack_metrics",
-            "psybench.attention.tuning",
-            "psybench.attention.movies",
-        ]
-    ),
-    "metrics_gather": code_hash(["psybench.attention.metrics", "psybench.io.tables"]),
-    # the track's rows of the cross-track long score table
-    "score_rows": code_hash(
-        ["psybench.attention.score_rows", "psybench.attention.metrics", "psybench.aggregate", "psybench.io"]
-    ),
-}
 
 
 def attention_targets():
@@ -102,12 +56,11 @@ ATTENTION_FEATURE_STORES = {
 
 def get_attention_feature_batch(wildcards):
     """Every feature store of a movie: [{out, model (family), params (defaults filled), code_hash}], where
-    code_hash covers the feature code and the saliency model's own module (a user's too)."""
+    code_hash covers the job's code and the saliency model's own module with its imports (a user's too)."""
     out = []
     for key, m in ATTENTION_FEATURES.items():
-        modules = callable_modules(m.spec.algorithm.function.__module__)
         path = f"results/attention/features/{key}/{wildcards.attention_movie}.zarr"
-        code = code_hash(["psybench.attention.features", "psybench.io.store", *modules])
+        code = get_code_hash("attention_features.py", modules=(m.spec.algorithm.function.__module__,))
         out.append({"out": path, "model": m.family, "params": dict(m.spec.params), "code_hash": code})
     return out
 

@@ -1,6 +1,7 @@
 # Config validation, damaged-store quarantine, wildcard constraints, the code hashes of
 # the shared stages and the shared input functions; each track's own input and params
 # functions are in rules/<track>_common.smk.
+import functools
 import shlex
 import sys
 from pathlib import Path
@@ -10,7 +11,7 @@ from psybench.io.cache import use_umask_cache
 from psybench.io.inputs import quarantine_changed_tree
 from psybench.io.integrity import quarantine_damaged, repair_results
 from psybench.io.planning import may_repair
-from psybench.provenance import PACKAGE_ROOT, code_hash, params_hash
+from psybench.provenance import PACKAGE_ROOT, rule_code_hash
 
 # Validated once (schema defaults filled in place) and every track's models resolved
 # once: a bad value fails before any job, naming its key (psybench.config.ConfigError).
@@ -67,12 +68,14 @@ wildcard_constraints:
     model="[A-Za-z0-9_]+",
 
 
-# Snakemake does not notice edits to imported library modules: each rule carries a
-# hash of the code it runs as a param, so editing one stage reruns that stage only.
-# Each track's stages have theirs in rules/<track>_common.smk (MOTION_CODE ...).
-CODE = {
-    "aggregate": code_hash(["psybench.aggregate", "psybench.io"]),
-}
+# Snakemake does not notice edits to imported library modules: each rule carries, as its
+# code_hash param, the hash of its script and of every psybench module that the script's
+# imports reach (found statically, psybench.provenance.rule_code_hash), so editing a
+# module reruns the rules whose jobs may run it, and no other.
+@functools.cache
+def get_code_hash(script, modules=(), files=()):
+    """Code hash of ``scripts/<script>`` (+ entry ``modules`` it loads by name, non-Python ``files``)."""
+    return rule_code_hash(Path(workflow.basedir) / "scripts" / script, modules=modules, files=files)
 
 
 def get_all_targets():

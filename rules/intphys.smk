@@ -29,7 +29,7 @@ if INTPHYS["generate"]:
         threads: 1
         params:
             generator=INTPHYS["generator"],
-            code_hash=INTPHYS_CODE["generate"],
+            code_hash=get_code_hash("intphys_generate.py"),
         script:
             "../scripts/intphys_generate.py"
 
@@ -54,7 +54,7 @@ rule intphys_ingest:
     params:
         shard_size=INTPHYS["shard_size"],
         tree_digest=get_intphys_tree_digest,
-        code_hash=INTPHYS_CODE["ingest"],
+        code_hash=get_code_hash("intphys_ingest.py"),
     script:
         "../scripts/intphys_ingest.py"
 
@@ -73,7 +73,7 @@ rule intphys_metadata:
         "../envs/psybench.yaml"
     params:
         conditions=INTPHYS["conditions"],
-        code_hash=INTPHYS_CODE["ingest"],
+        code_hash=get_code_hash("intphys_metadata.py"),
     script:
         "../scripts/intphys_metadata.py"
 
@@ -98,7 +98,7 @@ rule intphys_train:
         mem_mb=2000,
     params:
         train=INTPHYS["train"],
-        code_hash=INTPHYS_CODE["train"],
+        code_hash=get_code_hash("intphys_train.py"),
     script:
         "../scripts/intphys_train.py"
 
@@ -150,7 +150,7 @@ rule intphys_scores:
         n_boot=INTPHYS["n_boot"],
         min_ci=INTPHYS["min_quadruplets_ci"],
         seed=INTPHYS["seed"],
-        code_hash=INTPHYS_CODE["scores"],
+        code_hash=get_code_hash("intphys_scores.py"),
     script:
         "../scripts/intphys_scores.py"
 
@@ -176,6 +176,6 @@ rule intphys_score_rows:
         "../envs/psybench.yaml"
     params:
         results_root=get_results_root,
-        code_hash=INTPHYS_CODE["score_rows"],
+        code_hash=get_code_hash("intphys_score_rows.py"),
     script:
         "../scripts/intphys_score_rows.py"

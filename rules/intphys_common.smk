@@ -7,7 +7,6 @@ from psybench.config import ConfigError
 from psybench.intphys.models import TRAINED_ALGORITHMS
 from psybench.intphys.shards import count_movies, shard_ids
 from psybench.io.inputs import quarantine_changed_tree, tree_digest
-from psybench.provenance import callable_modules, code_hash
 
 # input and params functions
 
@@ -38,20 +37,6 @@ if set(INTPHYS_MODELS) & set(INTPHYS_EXTERNAL):
         f"config key intphys.external_answers: names {sorted(set(INTPHYS_MODELS) & set(INTPHYS_EXTERNAL))} "
         "clash with intphys.models"
     )
-
-# Snakemake does not see edits to imported library modules: each rule carries a code hash.
-INTPHYS_CODE = {
-    "generate": code_hash(["psybench.intphys.generate"]),
-    "ingest": code_hash(["psybench.intphys.ingest", "psybench.io"]),
-    "train": code_hash(["psybench.intphys.models.nextframe", "psybench.intphys.models.observation", "psybench.io"]),
-    "scores": code_hash(
-        ["psybench.intphys.scores", "psybench.intphys.metrics", "psybench.intphys.answer", "psybench.io"]
-    ),
-    # the track's rows of the cross-track long score table
-    "score_rows": code_hash(
-        ["psybench.intphys.score_rows", "psybench.intphys.metrics", "psybench.aggregate", "psybench.io"]
-    ),
-}
 
 
 def intphys_model_names():
@@ -110,7 +95,7 @@ def get_intphys_model_entry(wildcards):
 
 def get_intphys_model_code(wildcards):
     model_module = INTPHYS_MODELS[wildcards.model].algorithm.function.__module__
-    return code_hash(["psybench.intphys.models", "psybench.registry", "psybench.io", *callable_modules(model_module)])
+    return get_code_hash("intphys_predict.py", modules=(model_module,))
 
 
 def get_intphys_predict_input(wildcards):

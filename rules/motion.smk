@@ -23,7 +23,7 @@ if MOTION_ON:
             "../envs/psybench.yaml"
         params:
             batch=get_motion_stimulus_batch,
-            code_hash=MOTION_CODE["stimuli"],
+            code_hash=get_code_hash("motion_stimuli.py"),
         script:
             "../scripts/motion_stimuli.py"
 
@@ -76,8 +76,8 @@ rule motion_scores:
     params:
         lambda_ms=config["motion"]["readout"]["lambda_ms"],
         criteria=config["motion"]["criteria"],
-        readouts_code_hash=MOTION_CODE["readouts"],
-        code_hash=MOTION_CODE["lambda_sensitivity"],
+        readouts_code_hash=MOTION_READOUTS_CODE,
+        code_hash=get_code_hash("motion_scores.py"),
     script:
         "../scripts/motion_scores.py"
 
@@ -106,7 +106,7 @@ rule motion_table1:
     conda:
         "../envs/psybench.yaml"
     params:
-        code_hash=MOTION_CODE["table1"],
+        code_hash=get_code_hash("motion_table1.py"),
     script:
         "../scripts/motion_table1.py"
 
@@ -128,7 +128,7 @@ rule motion_figures_stimuli:
     conda:
         "../envs/psybench.yaml"
     params:
-        code_hash=MOTION_CODE["figures"],
+        code_hash=get_code_hash("motion_figures_stimuli.py"),
     script:
         "../scripts/motion_figures_stimuli.py"
 
@@ -162,7 +162,7 @@ rule motion_figures_model:
     conda:
         "../envs/psybench.yaml"
     params:
-        code_hash=MOTION_CODE["figures"],
+        code_hash=get_code_hash("motion_figures_model.py"),
     script:
         "../scripts/motion_figures_model.py"
 
@@ -184,7 +184,7 @@ rule motion_figures_barberpole:
     conda:
         "../envs/psybench.yaml"
     params:
-        code_hash=MOTION_CODE["figures"],
+        code_hash=get_code_hash("motion_figures_barberpole.py"),
     script:
         "../scripts/motion_figures_barberpole.py"
 
@@ -205,7 +205,7 @@ rule motion_score_rows:
     params:
         figure=get_motion_error_figure,
         results_root=get_results_root,
-        code_hash=MOTION_CODE["score_rows"],
+        code_hash=get_code_hash("motion_score_rows.py"),
     script:
         "../scripts/motion_score_rows.py"
 
@@ -227,7 +227,7 @@ if MOTION_GENERALISATION:
             "../envs/psybench.yaml"
         params:
             batch=get_motion_generalisation_stimulus_batch,
-            code_hash=MOTION_CODE["stimuli"],
+            code_hash=get_code_hash("motion_stimuli.py"),
         script:
             "../scripts/motion_stimuli.py"
 
@@ -272,8 +272,8 @@ if MOTION_GENERALISATION:
         params:
             lambda_ms=config["motion"]["readout"]["lambda_ms"],
             criteria=config["motion"]["criteria"],
-            readouts_code_hash=MOTION_CODE["readouts"],
-            code_hash=MOTION_CODE["scores"],
+            readouts_code_hash=MOTION_READOUTS_CODE,
+            code_hash=get_code_hash("motion_generalisation_scores.py"),
         script:
             "../scripts/motion_generalisation_scores.py"
 
@@ -298,7 +298,7 @@ rule motion_generalisation:
     params:
         variant_scores=get_motion_generalisation_scores,
         settings=get_motion_generalisation_config,
-        code_hash=MOTION_CODE["generalisation"],
+        code_hash=get_code_hash("motion_generalisation.py"),
     script:
         "../scripts/motion_generalisation.py"
 

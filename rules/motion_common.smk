@@ -32,77 +32,14 @@ if MOTION_ON:
 # (spec.to_attrs(): algorithm, kind, parameters with defaults, hash).
 MOTION_MODELS = MODELS["motion"] if MOTION_ON else {}
 
-# Snakemake does not see edits to imported library modules: each rule carries a code hash.
-MOTION_CODE = {
-    "stimuli": code_hash(["psybench.motion.stimuli", "psybench.motion.display", "psybench.io"]),
-    "readouts": code_hash(
-        ["psybench.motion.readouts", "psybench.motion.population", "psybench.motion.display", "psybench.io"]
-    ),
-    "scores": code_hash(
-        [
-            "psybench.motion.scores",
-            "psybench.motion.criteria",
-            "psybench.motion.fits",
-            "psybench.motion.literature",
-            "psybench.io",
-        ]
-    ),
-    "lambda_sensitivity": code_hash(
-        [
-            "psybench.motion.readout_dynamics",
-            "psybench.motion.readouts",
-            "psybench.motion.scores",
-            "psybench.motion.criteria",
-            "psybench.motion.fits",
-            "psybench.motion.literature",
-            "psybench.io",
-        ]
-    ),
-    "table1": code_hash(
-        ["psybench.motion.table1", "psybench.motion.criteria.directions", "psybench.aggregate.pareto", "psybench.io"]
-    ),
-    "generalisation": code_hash(
-        [
-            "psybench.motion.generalisation",
-            "psybench.motion.generalisation_set",
-            "psybench.motion.stimuli",
-            "psybench.io",
-        ]
-    ),
-    "figures": code_hash(["psybench.motion.figures", "psybench.motion.literature"]),
-    # the track's rows of the cross-track long score table
-    "score_rows": code_hash(["psybench.motion.score_rows", "psybench.aggregate", "psybench.io"]),
-}
+# The readouts' own code, recorded in the readout stores that motion_scores writes (each
+# rule's code_hash param, get_code_hash in rules/common.smk, covers its whole job).
+MOTION_READOUTS_CODE = code_hash(callable_modules("psybench.motion.readouts"))
 
 
 def _model_code_hash(spec):
-    """The runner's code and the model's own module (its whole package for a split one, e.g. flow/)."""
-    model_module = spec.algorithm.function.__module__
-    package = model_module.rpartition(".")[0]
-    if package.startswith("psybench.motion.models."):
-        model_module = package
-    return code_hash(
-        ["psybench.motion.responses", "psybench.registry", "psybench.motion.population", "psybench.io"]
-        + callable_modules(model_module)
-        + _BIO_MODEL_HELPERS.get(model_module, [])
-    )
-
-
-# the bio-inspired models' own helper modules: editing one reruns the models that use it
-_BIO_MODEL_HELPERS = {
-    "psybench.motion.models.motion_energy": [
-        "psybench.motion.models.filters",
-        "psybench.motion.models.motion_energy_kernels",
-        "psybench.motion.models.flow.exact_jit",
-    ],
-    "psybench.motion.models.v1mt": [
-        "psybench.motion.models.filters",
-        "psybench.motion.models.motion_energy",
-        "psybench.motion.models.motion_energy_kernels",
-        "psybench.motion.models.v1mt_kernels",
-        "psybench.motion.models.flow.exact_jit",
-    ],
-}
+    """The responses job's code and the model's own module with every module that it imports."""
+    return get_code_hash("motion_responses.py", modules=(spec.algorithm.function.__module__,))
 
 
 MOTION_MODEL_CODE = {name: _model_code_hash(spec) for name, spec in MOTION_MODELS.items()}

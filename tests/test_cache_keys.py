@@ -57,8 +57,12 @@ class TestCallableModules:
         (userpkg / "helpers.py").write_text("GAIN = 2.0\n")
         assert code_hash(callable_modules("userpkg_ck.models")) != before
 
-    def test_psybench_modules_are_hashed_by_their_rules(self):
-        assert callable_modules("psybench.motion.models.flow") == ["psybench.motion.models.flow"]
+    def test_a_psybench_model_brings_the_modules_it_imports_in_its_functions(self):
+        """v1mt imports its Numba kernels inside a function (planning does not load them)."""
+        found = callable_modules("psybench.motion.models.v1mt")
+        assert {"psybench.motion.models.v1mt", "psybench.motion.models.v1mt_kernels",
+                "psybench.motion.models.motion_energy", "psybench.motion.models.filters"} <= set(found)
+        assert not [m for m in found if m.startswith(("psybench.attention", "psybench.intphys"))]
 
 
 class TestReadTableReadsWhatIsDeclared:
