@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from psybench.io.rebuild import REBUILD_NAME, pending_rebuilds, read_rebuilds, record_moved, write_rebuilds
+from psybench.io.verified import VERIFIED_NAME
 
 # The IntPhys track generated and scored on a tiny split (one block, 16 x 16 frames, one model).
 TINY_INTPHYS = {
@@ -105,10 +106,14 @@ def test_damaged_motion_scores_table_is_rebuilt_with_its_consumers(harness, moti
     table = work / "results/scores/motion/hs.csv"
     os.truncate(table, table.stat().st_size // 2)
     downstream = {"motion_scores", "motion_table1", "motion_score_rows", "aggregate_scores", "report_leaderboard"}
+    verified = (work / "results" / VERIFIED_NAME).read_bytes()
     dry = harness.run(work, "-n", "all")
     assert downstream <= set(harness.job_counts(dry)), harness.output(dry)[-3000:]
     assert "results/scores/motion/hs.csv" in harness.planned_outputs(dry)
-    assert table.stat().st_size and not (work / "results/.damaged").exists()  # a dry run moves nothing
+    # a dry run moves and writes nothing
+    assert table.stat().st_size and not (work / "results/.damaged").exists()
+    assert not (work / "results" / REBUILD_NAME).exists()
+    assert (work / "results" / VERIFIED_NAME).read_bytes() == verified
     proc = harness.run(work, "--cores", "2", "all")
     out = harness.output(proc)
     assert "moved damaged table results/scores/motion/hs.csv" in out, out[-3000:]
