@@ -30,3 +30,5 @@ rule all:
     default_target: True
     input:
         get_all_targets(),
+        # what the quarantine moved aside (this run or an earlier one), rebuilt with all downstream
+        get_rebuild_targets,

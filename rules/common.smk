@@ -2,6 +2,7 @@
 # the shared stages and the shared input functions; each track's own input and params
 # functions are in rules/<track>_common.smk.
 import functools
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -10,7 +11,8 @@ from psybench.config import prepare_workflow
 from psybench.io.cache import use_umask_cache
 from psybench.io.inputs import quarantine_changed_tree
 from psybench.io.integrity import quarantine_damaged, repair_results
-from psybench.io.planning import may_repair
+from psybench.io.planning import dry_run, may_repair
+from psybench.io.rebuild import pending_rebuilds, record_moved, write_rebuilds
 from psybench.provenance import PACKAGE_ROOT, rule_code_hash
 
 # Validated once (schema defaults filled in place) and every track's models resolved
@@ -20,10 +22,15 @@ MODELS = prepare_workflow(config)
 # Snakemake sees a directory output as up to date whatever it holds: move damaged
 # stores and tables aside so that they, and everything downstream, are rebuilt, and
 # remove the temporaries of killed writers. Only in the real run, never in a dry run,
-# --unlock ... or beside a run holding the lock.
-_repair = False
+# --unlock ... or beside a run holding the lock. A dry run finds the damage without
+# moving or writing anything, so that it lists the jobs of the rebuild.
+_repair = _dry_run = False
+# what this planning moved aside (recorded at once in results/.psybench-rebuild.json, whatever
+# the targets) or, in a dry run, would move: rebuilt by `all` with everything downstream (request_rebuilds)
+QUARANTINED = []
 if config["verify_stores"] == "structural":
     _repair, _ = may_repair(Path.cwd(), sys.argv[1:], main_process=workflow.is_main_process)
+    _dry_run = dry_run(sys.argv[1:], main_process=workflow.is_main_process)
     # one walk of results/: killed writers' temporaries removed, then each folder's artifacts checked
     _removed, _moved = repair_results("results") if _repair else ([], [])
     for _tmp in _removed:
@@ -31,6 +38,14 @@ if config["verify_stores"] == "structural":
     for _store, _why in _moved:
         _kind = "table" if _store.suffix == ".csv" else "store"
         logger.warning(f"psybench: moved damaged {_kind} {_store} to results/.damaged/ to rebuild it: {_why}")
+    for _store, _why in quarantine_damaged("results", move=False, record=False) if _dry_run else []:
+        logger.warning(
+            f"psybench: {_store} is damaged, the real run moves it to results/.damaged/ and rebuilds it: {_why}"
+        )
+        _moved.append((_store, _why))
+    QUARANTINED += [_store for _store, _ in _moved]
+    if _repair:
+        record_moved("results", QUARANTINED)
 
 
 # Trees written by the workflow and checked against their recorded listing before each run
@@ -43,6 +58,8 @@ LISTED_TREES = []
 # rerun after a full run reads no artifact and no listing).
 # Runs only after jobs ran and succeeded, never after a dry run or "Nothing to be done".
 onsuccess:
+    if _repair:  # what this run rebuilt leaves the record of what was moved aside
+        write_rebuilds("results", pending_rebuilds("results"))
     for _store, _why in quarantine_damaged("results", move=False) if _repair else []:
         logger.warning(f"psybench: {_store} is damaged, the next run rebuilds it: {_why}")
     for _tree in LISTED_TREES if _repair else []:
@@ -94,3 +111,68 @@ def get_all_targets():
 def get_results_root(wildcards, output):
     """The results folder (the first part of the outputs' paths): score sources are relative to it."""
     return Path(output[0]).parts[0]
+
+
+@functools.cache
+def request_rebuilds():
+    """What the quarantine moved aside and is still missing, rebuilt by ``all`` with everything downstream.
+
+    Snakemake leaves a missing intermediate missing while its consumers' outputs are
+    present ("Nothing to be done"): each artifact moved aside by this planning or by an
+    earlier one and still missing (psybench.io.rebuild, results/.psybench-rebuild.json),
+    or found damaged by a dry run, is an input of ``all`` (get_rebuild_targets): its job
+    runs, and every job downstream of it reruns. Called once, as the DAG is built: a
+    path no rule of this configuration produces (its model was removed since) is left
+    out, with a warning. The real run records the list; a dry run writes nothing.
+    """
+    if not (_repair or _dry_run):
+        return []
+    pending = []
+    for path in pending_rebuilds("results", QUARANTINED):
+        if not _producible(path):
+            logger.warning(
+                f"psybench: {path} was moved aside, but this configuration no longer produces it: not rebuilt"
+            )
+            continue
+        logger.info(f"psybench: rebuilding {path} (moved aside or damaged) and everything downstream of it")
+        pending.append(path)
+    if _repair:
+        write_rebuilds("results", pending)
+    return pending
+
+
+def _producible(path, known=None):
+    """Whether a rule of this configuration makes ``path``: its input and params functions accept the
+    wildcards (a model still configured ...) and each of its inputs is present or, in turn, producible."""
+    known = {} if known is None else known
+    if path in known:
+        return known[path] is not False  # None: being checked (a cycle is Snakemake's to report)
+    known[path] = None
+    for producer in workflow.rules:
+        if producer.norun or not producer.is_producer(path):
+            continue
+        try:  # as Snakemake's job does: inputs, outputs, then params (no psybench param asks for threads)
+            wildcards = producer.get_wildcards(path)
+            inputs = producer.expand_input(wildcards)[0]
+            producer.expand_params(wildcards, inputs, producer.expand_output(wildcards)[0], None)
+        except Exception:  # an input or params function refusing the wildcards: a model no longer configured
+            continue
+        if all(os.path.lexists(f) or _producible(str(f), known) for f in inputs):
+            known[path] = True
+            return True
+    known[path] = False
+    return False
+
+
+def get_rebuild_targets(wildcards):
+    """The inputs of ``all`` that request_rebuilds found; in a dry run, the damaged ones still present are forced.
+
+    A missing input of ``all`` is built, and every job downstream of it reruns. A dry
+    run moves nothing: it marks the damaged artifacts as ``--forcerun PATH`` would
+    (the forced files of the DAG being built), so that it lists the jobs the real run runs.
+    """
+    targets = request_rebuilds()
+    present = [path for path in targets if os.path.lexists(path)]
+    if _dry_run and present:
+        workflow.dag.forcefiles.update(present)
+    return targets

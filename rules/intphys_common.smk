@@ -6,7 +6,8 @@ import functools
 from psybench.config import ConfigError
 from psybench.intphys.models import TRAINED_ALGORITHMS
 from psybench.intphys.shards import count_movies, shard_ids
-from psybench.io.inputs import quarantine_changed_tree, tree_digest
+from psybench.io.inputs import listing_change, listing_path, quarantine_changed_tree, tree_digest
+from psybench.io.rebuild import record_moved
 
 # input and params functions
 
@@ -15,7 +16,8 @@ INTPHYS_ROOT = str(INTPHYS["data_root"])
 # A generated split is a directory output, up to date for Snakemake whatever it holds: one
 # edited, truncated, removed or added since it was written (its recorded listing) is moved
 # aside to results/.damaged/ with its ingested stores, and generated again with everything
-# downstream. Real run only.
+# downstream (request_rebuilds, rules/common.smk). Real run only; a dry run compares
+# without moving or writing, and lists the jobs.
 if INTPHYS["generate"] and config["verify_stores"] == "structural" and _repair:
     LISTED_TREES.extend(f"{INTPHYS_ROOT}/{_split}" for _split in ("train", "dev", "test"))
     for _split in ("train", "dev", "test"):
@@ -25,9 +27,20 @@ if INTPHYS["generate"] and config["verify_stores"] == "structural" and _repair:
             derived=[f"results/intphys/stores/{_split}"],
         )
         if _why:
+            QUARANTINED.append(f"{INTPHYS_ROOT}/{_split}")
+            record_moved("results", [f"{INTPHYS_ROOT}/{_split}"])
             logger.warning(
                 f"psybench: moved the generated IntPhys split {INTPHYS_ROOT}/{_split} to "
                 f"results/.damaged/intphys-generated/{_split}/ to generate it again: {_why}"
+            )
+elif INTPHYS["generate"] and config["verify_stores"] == "structural" and _dry_run:
+    for _split in ("train", "dev", "test"):
+        _tree = f"{INTPHYS_ROOT}/{_split}"
+        _why = listing_change(_tree) if Path(_tree).is_dir() and listing_path(_tree).is_file() else None
+        if _why:
+            QUARANTINED.append(_tree)
+            logger.warning(
+                f"psybench: the generated IntPhys split {_tree} changed, the real run generates it again: {_why}"
             )
 # {name: ModelSpec}; a config in another shape fails here, before any job, naming intphys.models
 INTPHYS_MODELS = MODELS.get("intphys", {})

@@ -254,7 +254,7 @@ def _damage(path: Path, check) -> str | None:
 
 
 def quarantine_damaged(
-    root: str | os.PathLike, *, dest: str | os.PathLike | None = None, move: bool = True
+    root: str | os.PathLike, *, dest: str | os.PathLike | None = None, move: bool = True, record: bool = True
 ) -> list[tuple[Path, str]]:
     """Move every damaged store and table below ``root`` aside, so that a rerun rebuilds it.
 
@@ -292,13 +292,16 @@ def quarantine_damaged(
         False: only find the damage and record the intact artifacts (the workflow's
         ``onsuccess``, so that the next run's check reads none of the artifacts this
         run wrote); the next run's check moves the damaged ones aside.
+    record : bool
+        False: write nothing, not even the record of intact artifacts (a dry run's
+        check, :func:`psybench.io.planning.dry_run`, with ``move=False``).
 
     Returns
     -------
     list of (path, reason)
         The stores and tables moved aside (found, with ``move=False``) and why.
     """
-    return _scan(root, dest, move=move, temporaries=False)[1]
+    return _scan(root, dest, move=move, temporaries=False, record=record)[1]
 
 
 def repair_results(
@@ -353,7 +356,7 @@ def _folders(root: str, dest: str) -> Iterator[tuple[str, list[str], list[str]]]
 
 
 def _scan(
-    root: str | os.PathLike, dest: str | os.PathLike | None, *, move: bool, temporaries: bool
+    root: str | os.PathLike, dest: str | os.PathLike | None, *, move: bool, temporaries: bool, record: bool = True
 ) -> tuple[list[Path], list[tuple[Path, str]]]:
     root = Path(root)
     dest = Path(dest) if dest is not None else root / ".damaged"
@@ -399,5 +402,6 @@ def _scan(
                     moved.append((csv, why))
                 else:
                     verified.record(csv, snap)
-    verified.save()
+    if record:
+        verified.save()
     return removed, moved

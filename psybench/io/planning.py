@@ -14,7 +14,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["may_repair", "READ_ONLY_FLAGS"]
+__all__ = ["may_repair", "dry_run", "READ_ONLY_FLAGS"]
 
 # Snakemake command-line options that plan, report or edit metadata but run no job
 # (`snakemake --help`, Snakemake 9). Their short forms: -n (dry run), -t (touch),
@@ -27,6 +27,7 @@ READ_ONLY_FLAGS = frozenset({
     "--print-compilation", "--generate-unit-tests", "--report", "--list-untracked", "--lu", "--show-failed-logs-only",
 })
 _READ_ONLY_SHORT = frozenset("ntSD")
+_DRY_RUN = frozenset({"--dry-run", "--dryrun", "-n"})
 # short options that take a value glued to them (-j2, -c1): the rest of the word is the value
 _SHORT_WITH_VALUE = frozenset("jcsdCT")
 
@@ -74,3 +75,12 @@ def may_repair(workdir: str | os.PathLike, argv: Sequence[str], *, main_process:
     if locks.is_dir() and any(locks.iterdir()):
         return False, f"{locks} is held: another run works here (or was killed: snakemake --unlock)"
     return True, ""
+
+
+def dry_run(argv: Sequence[str], *, main_process: bool = True) -> bool:
+    """Whether this Snakemake invocation is a dry run (``-n``, ``--dry-run``), which moves nothing.
+
+    Its planning still finds the damaged artifacts (without moving them or writing any
+    record) and asks for their rebuild, so that it lists the jobs the real run will run.
+    """
+    return main_process and _read_only(argv) in _DRY_RUN
