@@ -93,7 +93,8 @@ LABEL_COLUMNS = ("possible", "block", "visibility", "motion", "n_objects", "quad
 def test_observation_holds_no_labels(dev):
     observation, meta = dev
     assert set(LABEL_COLUMNS) <= set(meta.columns)  # the table has them ...
-    assert sorted(vars(observation)) == ["depth", "masks", "masks_grayscale", "movies", "scene"]  # ... a model not
+    fields = ["depth", "depth_units", "masks", "masks_grayscale", "movies", "scene"]
+    assert sorted(vars(observation)) == fields  # ... a model not
     assert not any(hasattr(observation, c) for c in LABEL_COLUMNS)
     assert observation.movies == tuple(meta["movie"])
     assert observation.masks_grayscale[0][0] == (0, "sky")

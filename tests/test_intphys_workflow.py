@@ -124,7 +124,7 @@ def test_user_model_runs_and_gets_no_labels(harness, tmp_path):
     assert r.returncode == 0, r.stderr[-3000:]
     seen = json.loads((tmp_path / "seen.json").read_text())
     assert seen["labels"] == {}
-    assert seen["fields"] == ["depth", "masks", "masks_grayscale", "movies", "scene"]
+    assert seen["fields"] == ["depth", "depth_units", "masks", "masks_grayscale", "movies", "scene"]
     assert seen["shape"] == [72, 8, 32, 32, 3]
     t = pd.read_csv(tmp_path / "results/intphys/mine/scores.csv")
     overall = t[(t.block == "all") & (t.visibility == "all") & (t.motion == "all") & (t.n_objects == "all")]

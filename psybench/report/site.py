@@ -197,7 +197,7 @@ def _people(board: Leaderboard, human: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _gaze_counts(paths: Sequence[str | os.PathLike]) -> list[dict[str, Any]]:
-    """Rows of the attention gaze stage's sample counts (``results/attention/gaze/<movie>.counts.csv``,
+    """Rows of the attention gaze stage's sample counts (``attention/gaze/<movie>.counts.csv`` under results,
     :data:`psybench.attention.gaze.movie_table.COUNT_COLUMNS`), one per gaze file, for the attention page."""
     tables = [read_table(p) for p in paths]
     tables = [t for t in tables if len(t)]
@@ -322,7 +322,7 @@ def render_site(
         per ``<train>_on_<test>`` pair (:func:`psybench.report.human.attention_ceilings`)
         is shown with the attention reference.
     gaze_counts : sequence of path
-        The attention gaze stage's sample counts (``results/attention/gaze/<movie>.counts.csv``):
+        The attention gaze stage's sample counts (``attention/gaze/<movie>.counts.csv`` under the results folder):
         per gaze file its samples, valid samples and the samples lost to each validity
         rule, shown with the attention reference (recordings over their
         ``max_lost_share`` marked).
