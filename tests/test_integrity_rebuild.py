@@ -192,3 +192,38 @@ def test_rebuild_record_is_not_an_artifact(tmp_path):
 
     record_moved(tmp_path, [str(tmp_path / "x.csv")])
     assert quarantine_damaged(tmp_path) == [] and (tmp_path / REBUILD_NAME).is_file()
+
+
+@pytest.fixture(scope="module")
+def attention_all(harness, completed_attention_workflow, tmp_path_factory) -> Path:
+    """The attention track on the tiny attention config run to ``all``."""
+    work = harness.clone(completed_attention_workflow, tmp_path_factory.mktemp("attention_all") / "wf")
+    harness.run(work, "--cores", "2", "all")
+    return work
+
+
+@pytest.mark.workflow
+@pytest.mark.parametrize("damage", ["gaze_table", "model_store"])
+def test_damaged_attention_intermediate_is_rebuilt_with_its_consumers(harness, attention_all, tmp_path, damage):
+    """A truncated gaze table, or a flipped chunk of a model's feature store, is moved aside and rebuilt by
+    ``all`` with everything downstream; every table then equals the clean run's."""
+    work = harness.clone(attention_all, tmp_path / "wf")
+    if damage == "gaze_table":
+        path = work / "results/attention/gaze/A.csv"
+        os.truncate(path, path.stat().st_size // 2)
+        expected = {"attention_gaze", "attention_score_rows", "aggregate_scores"}
+    else:  # the model-output stage's first store (the stage folder is the track's model-output stage)
+        path = sorted((work / "results/attention").glob("*/raw/A.zarr"))[0]
+        _flip(_largest_chunk(path))
+        expected = {"attention_score_rows", "aggregate_scores"}
+    rel = path.relative_to(work).as_posix()
+    dry = harness.run(work, "-n", "all")
+    assert expected <= set(harness.job_counts(dry)), harness.output(dry)[-3000:]
+    assert rel in harness.planned_outputs(dry)
+    assert not (work / "results/.damaged").exists()
+    proc = harness.run(work, "--cores", "2", "all")
+    out = harness.output(proc)
+    assert f"{rel} to results/.damaged/" in out, out[-3000:]
+    assert expected <= set(harness.job_counts(proc)), out[-3000:]
+    assert path.exists()
+    _assert_like_clean(harness, attention_all, work)
