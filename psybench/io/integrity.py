@@ -20,7 +20,6 @@ import functools
 import hashlib
 import json
 import os
-import shutil
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import xxhash
 
-from psybench.io.atomic import is_temporary, remove_stale_in
+from psybench.io.atomic import is_temporary, move_aside, remove_stale_in
 from psybench.io.filecheck import FILES_NAME, FileCheckError, check_files, check_table, quick_check_files, store_stamped
 from psybench.io.inputs import LISTING_SUFFIX
 from psybench.io.verified import VerifiedState
@@ -229,18 +228,6 @@ def _identity(path: Path) -> tuple[int, int] | None:
     except OSError:
         return None
     return st.st_dev, st.st_ino
-
-
-def move_aside(paths: Sequence[Path], root: Path, dest: Path) -> None:
-    """Move each existing path below ``root`` to the same relative place below ``dest`` (replacing one there)."""
-    for p in paths:
-        if not p.exists() and not p.is_symlink():
-            continue
-        target = dest / p.relative_to(root)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if target.is_dir() and not target.is_symlink():
-            shutil.rmtree(target)
-        os.replace(p, target)
 
 
 def _damage(path: Path, check) -> str | None:
