@@ -50,9 +50,9 @@ class StoreError(RuntimeError):
 def digest_block(block: np.ndarray, algorithm: str = "xxh3_128") -> str:
     """Digest of the C-order bytes of ``block`` (hashed in place through the buffer protocol, no copy).
 
-    ``xxh3_128`` (the default, stores of format 3 on: a 128-bit non-cryptographic hash at
-    tens of GB/s, against 1.8 GB/s for SHA-256 with SHA-NI on the machine this was
-    measured on) detects accidental corruption as surely as SHA-256 does; ``sha256`` is
+    ``xxh3_128`` (the default, stores of format 3 on: a 128-bit non-cryptographic hash, many
+    times faster than SHA-256: benchmarks/README.md) detects accidental corruption as surely
+    as SHA-256 does; ``sha256`` is
     how stores of format 1-2 were digested. The files themselves are listed with their
     SHA-256 in the file manifest (:mod:`psybench.io.filecheck`).
     """

@@ -181,7 +181,7 @@ def score_model_stores(
     ``sensitivity_out`` (verdicts, fits), if given, also gets the two tables of
     :func:`lambda_sensitivity_stores` from the same
     readouts, loaded once, with these scores as its verdicts at the readouts' own
-    lambda (issue 15: one job instead of two, and that lambda scored once).
+    lambda (one job instead of two, and that lambda scored once).
     """
     stored_name, readouts = load_model_readouts(readout_paths)
     model = stored_name or Path(readout_paths[0]).parent.name
@@ -232,7 +232,7 @@ def score_model_responses(
 ) -> tuple[Path, Path]:
     """One model's readout stores from its response stores, then :func:`score_model_stores` of them.
 
-    The workflow's ``motion_scores`` job (issue 15): a readout reads the domain mean its
+    The workflow's ``motion_scores`` job: a readout reads the domain mean its
     response store holds (:func:`psybench.motion.readouts.compute_readout`, kilobytes a
     store), too little work for a job of its own; the same functions on the same files
     write the same readout stores and tables as two jobs did.
