@@ -197,6 +197,8 @@ def test_observation_holds_no_labels_even_where_status_has_them(trees, tmp_path)
     table = pd.read_csv(tmp_path / "s.csv")
     assert {"possible", "visibility", "motion", "n_objects", "quadruplet"} <= set(table.columns)
     obs = observe(tmp_path / "s.zarr", tmp_path / "s.csv")
-    assert [f.name for f in dataclasses.fields(obs)] == ["movies", "scene", "depth", "masks", "masks_grayscale"]
+    assert [f.name for f in dataclasses.fields(obs)] == [
+        "movies", "scene", "depth", "masks", "masks_grayscale", "depth_units"
+    ]
     reachable = repr(obs.movies) + repr(obs.masks_grayscale) + repr(obs.scene) + repr(vars(obs))
     assert not any(word in reachable for word in ("possible", "occluded", "visible", "dynamic", "s.csv", "s.zarr"))
