@@ -1,6 +1,7 @@
 """Per-job start-up: the CPU seconds each workflow script's imports cost in a fresh process.
 
-Issue 15. Snakemake starts one Python process per job (``script:``); before any work,
+Toward the 5-minute target of the default run. Snakemake starts one Python process per
+job (``script:``); before any work,
 each job pays the interpreter, Snakemake's script preamble (unpickling the
 ``snakemake`` object: ``snakemake.io``, ``snakemake.logging``) and the module-level
 imports of its ``scripts/<rule>.py``. For every script, this benchmark runs those

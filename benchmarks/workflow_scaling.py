@@ -1,6 +1,6 @@
 """Cost that grows with the work: the workflow on a small config, doubling one dimension at a time.
 
-Issue 15, deliver 5. Four cases, each run by a fresh ``snakemake --cores 2 all`` process
+Four cases, each run by a fresh ``snakemake --cores 2 all`` process
 from an empty ``results/`` in one copy of the workflow (motion and intphys tracks, tiny
 displays). A first, unmeasured run of the base case pays the one-time costs (Numba's
 compilation into the copy's cache, cold file caches), which would otherwise be counted

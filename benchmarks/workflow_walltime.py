@@ -3,7 +3,7 @@
 Copies the workflow (Snakefile, rules, scripts, config, report, profiles) and the
 psybench package into a temporary directory, runs ``snakemake --cores 2 all`` on
 the DEFAULT config (config/config.yaml as shipped), then times the no-op rerun
-(target: < 3 s, issue 15) and a dry run. Figures are printed as
+(target: < 3 s) and a dry run. Figures are printed as
 ``FIGURE <name> <value> <unit>`` lines (benchmarks/README.md).
 
 During the full run a sampler reads ``/proc/<pid>/status`` of every Snakemake

@@ -4,7 +4,7 @@ The Snakefile is parsed on every run, the no-op rerun included, and imports smal
 modules of several packages (``psybench.io.atomic``, ``psybench.aggregate.scope``,
 ``psybench.intphys.ingest.layout`` ...). A package ``__init__`` that imported all its
 modules made each of these pay for Zarr, Dask, pandas, OpenCV or SciPy's statistics
-(about 3 s of the no-op rerun of the default run). Such packages name their exports
+(seconds of every no-op rerun: benchmarks/README.md). Such packages name their exports
 here instead; ``from package import name`` and ``package.name`` work as before.
 """
 

@@ -3,7 +3,7 @@
 The workflow imports every built-in model module while the Snakefile is parsed (the
 model registry resolves the config), on every run, the no-op rerun included; the
 classic optical-flow algorithms and the bio-inspired models' filters call OpenCV,
-whose import cost the no-op 0.03-0.16 s (issue 15). They import ``cv2`` from here: a
+whose import cost every no-op rerun its start-up time. They import ``cv2`` from here: a
 stand-in that imports OpenCV at the first attribute used, and calls
 ``cv2.setNumThreads(1)`` before handing anything out. One thread: the motion
 response runner (:mod:`psybench.motion.responses`) already processes frame pairs in

@@ -125,7 +125,7 @@ def prepare_workflow(config: dict[str, Any], *, schema_path: str | Path = SCHEMA
 
 def _validator(path: Path) -> jsonschema.protocols.Validator:
     """The defaults-filling validator of the schema at ``path``, built once per content (planning
-    validates the config, then the motion sections once per stimulus set: 7 times per run, issue 15)."""
+    validates the config, then the motion sections once per stimulus set: 7 times per run)."""
     stat = path.stat()
     return _schema_validator(str(path), stat.st_mtime_ns, stat.st_size)
 

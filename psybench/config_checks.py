@@ -1,4 +1,4 @@
-"""Checks of a config that JSON Schema cannot express, run before any job (issue 17).
+"""Checks of a config that JSON Schema cannot express, run before any job.
 
 :func:`psybench.config.prepare_workflow` runs them around the schema check, in this
 order: :func:`check_finite` (JSON Schema lets NaN through every bound: ``nan > 0``
@@ -169,7 +169,7 @@ def check_cross_keys(config: Mapping[str, Any], models: Mapping[str, Mapping[str
       ``observers`` or ``gaze``;
     * ``aggregate.leaderboards``: each names an enabled track, a configured model
       of it (or its algorithm, for a sweep) and criteria of enabled tracks (the
-      report job would otherwise fail at the end of the run, issue 16).
+      report job would otherwise fail at the end of the run).
     """
     tracks = config.get("tracks") or []
     motion = config.get("motion") or {}

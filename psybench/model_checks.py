@@ -1,4 +1,4 @@
-"""The boundary between psybench and a model's function, for every track (issue 17).
+"""The boundary between psybench and a model's function, for every track.
 
 A model function (built in or a user's ``callable``) gets its inputs read-only and
 its outputs checked before anything is stored:

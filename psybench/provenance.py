@@ -147,7 +147,7 @@ def _parse_imports(path: Path, package: str) -> _Imports:
     in a function matters for a parent package (:func:`_closure`). Any other module's
     imports are all followed, so each statement is found by a text scan and parsed
     alone (``ast``): the Snakefile is parsed on every run, the no-op rerun included, and
-    parsing every module whole took about two thirds of the closure's time. A file
+    parsing every module whole took most of the closure's time. A file
     whose imports a line scan may miss (a backslash continuation, a statement after
     ``:`` or ``;``, a parenthesis in a comment of a name list) is parsed whole too.
     """

@@ -184,7 +184,7 @@ def _load_builtins(track: str | None = None) -> None:
     """Import the built-in model modules of ``track`` (default: every track), then installed plugins.
 
     Each module is imported once. Loading one track only keeps the start-up of a
-    job light (the IntPhys models alone take about 2 s to import): a motion job
+    job light (the IntPhys models alone are slow to import): a motion job
     resolving its model needs the motion modules, not the others.
     """
     for name in [track] if track is not None else list(_BUILTIN_MODULES):

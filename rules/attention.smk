@@ -67,7 +67,7 @@ if ATTENTION_ON:
         conda:
             "../envs/psybench.yaml"
         # one core: its chunks in 2 threads gave the same bits but kept the other core idle
-        # in a 2-core run (a 2-thread job waits for both cores; issue 15)
+        # in a 2-core run (a 2-thread job waits for both cores)
         threads: 1
         resources:
             mem_mb=1000,

@@ -47,7 +47,7 @@ rule intphys_ingest:
         "logs/benchmarks/intphys_ingest/{split}/{shard}.tsv"
     conda:
         "../envs/psybench.yaml"
-    # one core per shard: shards run side by side (a 2-thread job waits for both cores; issue 15)
+    # one core per shard: shards run side by side (a 2-thread job waits for both cores)
     threads: 1
     resources:
         mem_mb=2000,
@@ -90,7 +90,7 @@ rule intphys_train:
     conda:
         "../envs/psybench.yaml"
     # one core by default: a 2-thread job waits for both cores, which kept this 2-s job and the
-    # IntPhys predictions and scores after it to the end of the default run (issue 15). The sums
+    # IntPhys predictions and scores after it to the end of the default run. The sums
     # are added in block order at any thread count (same weights); a large training set streams
     # N blocks at a time with --set-threads intphys_train=N (profiles/slurm: 4).
     threads: 1

@@ -63,7 +63,7 @@ def intphys_shards(split):
     return shard_ids(count_movies(INTPHYS_ROOT, split, generator=generator), INTPHYS["shard_size"])
 
 
-# One prediction job per model for every shard of the evaluation split (issue 15: start-up
+# One prediction job per model for every shard of the evaluation split (start-up
 # paid once per model, not per shard), each shard keeping its own table (named outputs).
 INTPHYS_PREDICTIONS = (
     {

@@ -10,7 +10,7 @@ include: "motion_common.smk"
 # The batched rules exist only when they have outputs (a cached rule must have some).
 if MOTION_ON:
 
-    # Every stimulus in one job (issue 15: start-up paid once), each in its own store.
+    # Every stimulus in one job (start-up paid once), each in its own store.
     rule motion_stimuli:
         output:
             **MOTION_STIMULUS_STORES,
@@ -27,7 +27,7 @@ if MOTION_ON:
         script:
             "../scripts/motion_stimuli.py"
 
-    # One job per model (issue 15): interpreter start-up, imports and model resolution are
+    # One job per model: interpreter start-up, imports and model resolution are
     # paid once for all stimuli; each stimulus keeps its own store (named outputs, so that
     # the between-workflow cache still stores them one by one).
     rule motion_responses:
@@ -52,7 +52,7 @@ if MOTION_ON:
             "../scripts/motion_responses.py"
 
 
-# One job per model writes its readout stores, then its scores (issue 15): a readout reads
+# One job per model writes its readout stores, then its scores: a readout reads
 # the domain mean its response store holds, too little work for a job of its own. The same
 # job writes the readout's own dynamics (the readouts loaded and scored at the run's lambda
 # once): every verdict re-scored at other pursuit constants lambda and on the unfiltered
@@ -133,8 +133,8 @@ rule motion_figures_stimuli:
         "../scripts/motion_figures_stimuli.py"
 
 
-# A model's flow-field and direction-error figures in one job (issue 15: one start-up per
-# model); a change to its scores redraws its flow figure too, which takes about a second.
+# A model's flow-field and direction-error figures in one job (one start-up per
+# model); a change to its scores redraws its flow figure too, which is cheap.
 rule motion_figures_model:
     input:
         responses=get_motion_flow_figure_responses,
@@ -231,7 +231,7 @@ if MOTION_GENERALISATION:
         script:
             "../scripts/motion_stimuli.py"
 
-    # One job per model for all runs (issue 15), as motion_responses.
+    # One job per model for all runs, as motion_responses.
     rule motion_generalisation_responses:
         input:
             stimuli=get_motion_generalisation_stimuli,
@@ -253,9 +253,9 @@ if MOTION_GENERALISATION:
         script:
             "../scripts/motion_responses.py"
 
-    # Readouts and scores of one model on every run in one job (issue 15: one start-up per
+    # Readouts and scores of one model on every run in one job (one start-up per
     # model); each run keeps its readout folder and its tables. Scoring code edits rerun
-    # the readouts too (about 2 s a model).
+    # the readouts too (they are cheap).
     rule motion_generalisation_scores:
         input:
             unpack(get_motion_generalisation_responses),

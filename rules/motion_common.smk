@@ -44,7 +44,7 @@ def _model_code_hash(spec):
 
 MOTION_MODEL_CODE = {name: _model_code_hash(spec) for name, spec in MOTION_MODELS.items()}
 
-# Batched jobs (issue 15): one job per model writes every stimulus's store. Their outputs
+# Batched jobs: one job per model writes every stimulus's store. Their outputs
 # are named (stimulus, or run__stimulus) so that the between-workflow cache, which takes
 # several outputs only when named, still stores each one separately.
 MOTION_STIMULUS_STORES = {name: directory(f"results/stimuli/{name}.zarr") for name in MOTION_STIMULI}

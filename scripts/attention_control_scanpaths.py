@@ -5,7 +5,7 @@ sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
 
 from psybench._malloc import keep_freed_memory  # noqa: E402
 
-keep_freed_memory()  # its large temporaries reused, not page-faulted in again (issue 15)
+keep_freed_memory()  # its large temporaries reused, not page-faulted in again
 
 from psybench.attention.table1 import run_control_scanpaths  # noqa: E402
 

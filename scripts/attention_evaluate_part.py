@@ -10,7 +10,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one core per job: the trai
 
 from psybench._malloc import keep_freed_memory  # noqa: E402
 
-keep_freed_memory()  # its large temporaries reused, not page-faulted in again (issue 15)
+keep_freed_memory()  # its large temporaries reused, not page-faulted in again
 
 from psybench.attention.table1 import run_evaluation_parts  # noqa: E402
 

@@ -6,7 +6,7 @@ sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
 
 from psybench._malloc import keep_freed_memory  # noqa: E402
 
-keep_freed_memory()  # each frame block's temporaries reused, not page-faulted in again (issue 15)
+keep_freed_memory()  # each frame block's temporaries reused, not page-faulted in again
 
 from psybench.motion.responses import run_motion_model_batch  # noqa: E402
 

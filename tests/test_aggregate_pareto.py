@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import paretoset  # independent oracle, pinned in the test extra so it never skips
 import pytest
+from pymoo.util.nds.non_dominated_sorting import NonDominatedSorting  # the second oracle, likewise
 
 from psybench.aggregate.pareto import dominance_matrix, dominates, pareto_fronts, pareto_set, pareto_table
 
@@ -222,7 +224,6 @@ def test_pareto_table_columns_and_order():
 
 @pytest.mark.parametrize("seed", range(3))
 def test_paretoset_oracle(seed):
-    paretoset = pytest.importorskip("paretoset")
     F, dirs = random_vectors(seed)
     want = paretoset.paretoset(F, sense=dirs, distinct=False)
     np.testing.assert_array_equal(pareto_set(F, directions=dirs), want)
@@ -230,9 +231,6 @@ def test_paretoset_oracle(seed):
 
 @pytest.mark.parametrize("seed", range(3))
 def test_pymoo_oracle(seed):
-    nds = pytest.importorskip("pymoo.util.nds.non_dominated_sorting")  # skips if pymoo or its deps are absent
-    NonDominatedSorting = nds.NonDominatedSorting
-
     F, dirs = random_vectors(seed)
     G = np.where(np.array(dirs) == "max", -F, F)
     fronts = NonDominatedSorting().do(G)

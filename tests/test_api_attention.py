@@ -1,4 +1,4 @@
-"""``psybench.score(model, "attention")``: the workflow's attention numbers from one Python call (issue 16)."""
+"""``psybench.score(model, "attention")``: the workflow's attention numbers from one Python call."""
 
 from __future__ import annotations
 

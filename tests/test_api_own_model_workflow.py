@@ -1,4 +1,4 @@
-"""Acceptance (issue 16): following only the README, a new user's flow model is scored on the first try.
+"""Acceptance: following only the README, a new user's flow model is scored on the first try.
 
 The test reads the README's "Your own model" section: the model's signature, the
 user's config file and the command. It writes a real flow model with an ordinary

@@ -1,4 +1,4 @@
-"""``psybench.score``: the workflow's numbers for one model, from one Python call (issue 16, Deliver 2)."""
+"""``psybench.score``: the workflow's numbers for one model, from one Python call."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``psybench score-answer``: an IntPhys submission scored against a labelled tree (issue 16, Deliver 2)."""
+"""``psybench score-answer``: an IntPhys submission scored against a labelled tree."""
 
 from __future__ import annotations
 

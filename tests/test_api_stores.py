@@ -1,4 +1,4 @@
-"""Labelled stores (issue 16, Deliver 6): every store kind opens with xarray, coordinates with units, no warning.
+"""Labelled stores: every store kind opens with xarray, coordinates with units, no warning.
 
 Each kind is written by its own library writer on a tiny input, gets Snakemake's
 ``.snakemake_timestamp`` touch file (what ``directory()`` outputs receive), and is

@@ -1,4 +1,4 @@
-"""User model functions with ordinary keyword parameters (issue 16, Deliver 3's user-model part).
+"""User model functions with ordinary keyword parameters.
 
 A user writes ``def estimate(frame0, frame1, radius=3)`` and configures
 ``params: {radius: 5}``: the registry reads every argument after the kind's data

@@ -1,4 +1,4 @@
-"""EyeLink ASCII recordings (issue 14): real edf2asc files from pymovements' tests, read through pymovements.
+"""EyeLink ASCII recordings: real edf2asc files from pymovements' tests, read through pymovements.
 
 Oracle: an independent reading of the sample lines (SR Research EyeLink 1000 User
 Manual, sec. 4.9: ``<time> <xl> <yl> <pl> [<xr> <yr> <pr>] <flags>``, ``.`` missing).

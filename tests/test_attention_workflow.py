@@ -51,7 +51,7 @@ def test_attention_rules_run_and_are_up_to_date(harness, completed_attention_wor
                    for p in (tmp_path / "results/attention/evaluate").rglob("*.csv"))
     assert parts == ["raw/L1/A/curves.csv", "raw/L1/A/table.csv"], parts
     assert pd.read_csv(tmp_path / "results/attention/evaluate/raw/L1/A/table.csv").equals(table)
-    # one job per training movie writes the parts of every model row (issue 15)
+    # one job per training movie writes the parts of every model row
     assert (tmp_path / "logs/benchmarks/attention_evaluate_part/A.tsv").is_file()
     # the metrics too, one part per training movie, joined by attention_metrics
     assert pd.read_csv(tmp_path / "results/attention/metrics/A.csv").equals(metrics)

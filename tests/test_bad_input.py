@@ -92,7 +92,7 @@ def test_bad_user_model_stops_its_job_and_keeps_results(harness, workflow, func,
     cfg["motion"]["models"].append({"name": name, "callable": f"usermodels.flow:{func}", "kind": "pair"})
     proc = _run_with_config(harness, workflow, cfg, "--cores", "1", f"results/responses/{name}/{stimulus}")
     out = proc.stdout + proc.stderr
-    log = (workflow / "logs/responses" / name / "batch.log").read_text()  # one job per model (issue 15)
+    log = (workflow / "logs/responses" / name / "batch.log").read_text()  # one job per model
     assert proc.returncode != 0
     assert re.search(expected, log, flags=re.S), log
     assert "ModelError" in log

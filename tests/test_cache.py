@@ -105,7 +105,7 @@ def test_parameter_change_misses_cache(harness, first):
     work_c = harness.copy(root / "c", cfg)
     targets = [f"results/stimuli/{p.name}" for p in sorted((work_a / "results/stimuli").glob("*.zarr"))]
     proc = cached_run(harness, work_c, cache, *targets)
-    # the stimuli are one batch job (issue 15), cached under one key: the batch misses and is
+    # the stimuli are one batch job, cached under one key: the batch misses and is
     # rendered again, each stimulus still stored as its own cache entry
     assert computed(proc, "stimuli") == sorted(t.split("/")[-1] for t in targets)
     assert fetched(proc, "stimuli") == []

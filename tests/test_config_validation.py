@@ -1,4 +1,4 @@
-"""Every malformed config of issue 17 fails before any job, with a message naming the key.
+"""Every malformed config fails before any job, with a message naming the key.
 
 Library level: :func:`psybench.config.prepare_workflow` is what rules/common.smk calls
 while the Snakefile is parsed, so an error raised there stops the run before any

@@ -1,4 +1,4 @@
-"""The repository's documentation: one SLURM command, no paths to folders it does not have (issue 16, Deliver 8)."""
+"""The repository's documentation: one SLURM command, no paths to folders it does not have."""
 
 from __future__ import annotations
 

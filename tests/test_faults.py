@@ -158,7 +158,7 @@ def test_damaged_store_is_detected_not_silently_read(harness, complete, tmp_path
     # before planning is switched off here, or it would move the store aside first)
     response = f"results/responses/hs/{store.name}"
     proc = harness.run(work, "--cores", "1", "--force", response, "--config", "verify_stores=off", check=False)
-    log = (work / "logs/responses/hs/batch.log").read_text()  # one job per model (issue 15)
+    log = (work / "logs/responses/hs/batch.log").read_text()  # one job per model
     assert proc.returncode != 0, log
     assert "StoreError" in log and store.name in log and expected in log, log
 

@@ -1,4 +1,4 @@
-"""The tracking model on masks without names (issue 13, deliver 5: the released test split has no status.json).
+"""The tracking model on masks without names (the released test split has no status.json).
 
 The renderer draws every actor in a new random gray value in every frame
 (bootphon/intphys ``Source/intphys/MasksCapture.cpp``); the test archive keeps the

@@ -110,7 +110,7 @@ def test_answer_validation_errors(tmp_path, edit, message):
 
 def test_unknown_conditions_count_only_in_coarse_groups():
     """Quadruplets without conditions (NA) are in the per-block and overall rows, in no per-condition row,
-    and no "unknown" condition appears (issue 13, deliver 2)."""
+    and no "unknown" condition appears."""
     meta = _meta(12)
     unknown = meta["quadruplet"].isin(["O1/0002", "O1/0004"])
     meta.loc[unknown, ["visibility", "motion", "n_objects"]] = None

@@ -59,7 +59,7 @@ def test_small_run_scores_models_and_external_answer(harness, tmp_path):
     assert cond["ci_low"].isna().all() and (cond["n_quadruplets"] == 1).all()
     overall = t[(t[["block", "visibility", "motion", "n_objects"]] == "all").all(axis=1)]
     # the header masks dict names the objects: tracking sees the events (measured L_R 0.0, L_A 0.007; a silent
-    # constant, as before issue 13, scores 0.5 / 0.5)
+    # constant, as before the masks were named, scores 0.5 / 0.5)
     values = overall.set_index("metric")["value"]
     assert values["L_R"] < 0.1 and values["L_A"] < 0.1
     # nothing left to do; a change of the model code (hash in params) is seen
@@ -84,7 +84,7 @@ def test_dry_run_plans_shards_of_a_real_tree(harness, tmp_path):
     # train: 230 movies -> 5 shards; dev: 216 -> 5 shards
     counts = {m.group(1): int(m.group(2)) for m in re.finditer(r"^(intphys_\w+)\s+(\d+)$", out, re.M)}
     assert counts["intphys_ingest"] == 10
-    assert counts["intphys_predict"] == 5  # one job per model for its 5 dev shards (issue 15)
+    assert counts["intphys_predict"] == 5  # one job per model for its 5 dev shards
     assert counts["intphys_train"] == 1 and counts["intphys_scores"] == 5 and "intphys_generate" not in counts
 
 

@@ -1,4 +1,4 @@
-"""Job start-up: the workflow scripts' modules import no heavy library their jobs do not use (issue 15).
+"""Job start-up: the workflow scripts' modules import no heavy library their jobs do not use.
 
 Snakemake starts one Python process per job, so whatever a script's modules import at
 module level is paid by every job of its rule, before any work

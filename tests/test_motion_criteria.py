@@ -1,4 +1,4 @@
-"""Criteria of issue 12 on synthetic readouts with known answers.
+"""Motion criteria on synthetic readouts with known answers.
 
 Barber-pole against the ocular-following range (Masson et al. 2000), grating size in a
 window tied to the model's own onset with a bounded decline and the integration area,

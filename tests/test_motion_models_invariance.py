@@ -1,4 +1,4 @@
-"""Acceptance tests of issue 12 for the models: verdicts that do not depend on a nuisance.
+"""Acceptance tests for the models: verdicts that do not depend on a nuisance.
 
 * Horn-Schunck and Lucas-Kanade are isotropic methods, so they must give the same
   verdict at every motion direction, off-cardinal ones included (on the diamonds
@@ -53,10 +53,10 @@ def test_horn_schunck_and_lucas_kanade_agree_at_every_direction(experiment):
     assert all(len(set(p)) == 1 for p in passed.values()), (passed, errors)
     # ... and the two gradient methods agree with each other (the paper's Table 1 row)
     assert passed["horn_schunck"] == passed["lucas_kanade"], (passed, errors)
-    # Horn-Schunck's continuous error depends little on the direction (issue 12: pre-smoothing,
-    # tolerance, relative alpha). Spread before issue 12: 15.3 (bars) and 23.0 deg (diamonds); 2.1 and 1.0
+    # Horn-Schunck's continuous error depends little on the direction (pre-smoothing,
+    # tolerance, relative alpha). Spread in earlier versions: 15.3 (bars) and 23.0 deg (diamonds); 2.1 and 1.0
     # for the iterate stopped at a relative residual of 1e-2; 5.3 and 6.5 for the converged solution
-    # (issue 15: solved to 1e-6; the remaining spread is the anisotropy of the paper's 2x2x2 derivative
+    # (solved to 1e-6; the remaining spread is the anisotropy of the paper's 2x2x2 derivative
     # and 3x3 average stencils, which the loose stop had hidden). Bound 8 deg, a third of the issue-12 spread.
     hs = errors["horn_schunck"]
     assert max(hs) - min(hs) < 8.0, errors
@@ -76,7 +76,7 @@ def test_verdicts_agree_at_50_100_and_200_frames_per_s(model):
 
 def test_tlapale_frame_rate_invariance_on_the_larger_diamond():
     """Was a strict xfail: without MT's direction pooling the 5-deg diamond at 15 deg snapped to the 0-deg grid
-    direction at 50 frames/s (B = 14 deg, fail) and passed at 100. With the pooling (the default since issue 12,
+    direction at 50 frames/s (B = 14 deg, fail) and passed at 100. With the pooling (now the default,
     chosen on rigid textures, docs/models.md) the verdicts agree: both fail (figures in docs/models.md)."""
     spec = model_spec("tlapale_v1mt")
     rows = []

@@ -150,7 +150,7 @@ def test_bad_parameters_name_the_key(bad):
 
 
 def test_texture_direction_does_not_snap_to_the_velocity_grid():
-    """Issue 12: a rigid 10-deg/s texture moving at 0, 5, ..., 45 deg (the MT grid has a unit every 30 deg).
+    """A rigid 10-deg/s texture moving at 0, 5, ..., 45 deg (the MT grid has a unit every 30 deg).
 
     Same bound as tlapale_v1mt's (tests/test_motion_models_v1mt.py): 5 deg, a sixth of the
     grid spacing; a snapping population errs by up to 15 deg. SH98's MT is feedforward
@@ -167,7 +167,7 @@ def test_texture_direction_does_not_snap_to_the_velocity_grid():
 
 
 def test_fused_v1_pooling_equals_the_numpy_path():
-    """The one-pass V1 normalisation + MT pooling (issue 15) gives the bits of v1() then pool_cells()."""
+    """The one-pass V1 normalisation + MT pooling gives the bits of v1() then pool_cells()."""
     frames = grating(9, 48, 16, 0.8, 30)
     fused_run, numpy_run = run(frames, chunk=5), run(frames, chunk=5, return_v1=True)
     assert np.array_equal(fused_run["flow"], numpy_run["flow"])

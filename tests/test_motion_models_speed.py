@@ -1,4 +1,4 @@
-"""The bio-inspired models' speed-ups (issue 15) compute what the code before them computed.
+"""The bio-inspired models' speed-ups compute what the code before them computed.
 
 Reference: ``tests/data/motion_models_reference/bio_models_flow.npz``, the flow of
 each model on a small diamond produced by main before the speed-ups (provenance in
@@ -39,7 +39,7 @@ def test_flow_equals_main_before_the_speed_up(frames, name):
 
 @pytest.mark.parametrize("name", list(make_gradient_reference.MODELS))
 def test_gradient_models_keep_every_bit(name):
-    """Horn-Schunck's and Lucas-Kanade's speed-ups (issue 15) change no bit of their flows.
+    """Horn-Schunck's and Lucas-Kanade's speed-ups change no bit of their flows.
 
     Reference: ``gradient_models_flow.npz``, made by main before them (README beside it),
     single scale and coarse to fine (warping); compared exactly, not to a tolerance.

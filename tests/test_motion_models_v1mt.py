@@ -10,7 +10,7 @@ no motion. Stimuli come from psybench.motion.stimuli on a 128 x 128 display.
 
 The diamond and bar facts are asserted for the published structure (``PUBLISHED``:
 no pooling of V1 over directions in MT), which snaps off-grid directions to its
-grid; the default since issue 12 pools directions (no snapping, tested on rigid
+grid; the default now pools directions (no snapping, tested on rigid
 textures) and no longer solves these diamonds within 300 ms (a strict xfail below).
 """
 
@@ -91,7 +91,7 @@ def test_diamond_starts_at_vector_average_and_converges():
     assert 20.0 <= (half - peak) * DISPLAY.frame_ms <= 250.0
 
 
-@pytest.mark.xfail(strict=True, reason="known limit (issue 12, docs/models.md): with MT's direction pooling (the "
+@pytest.mark.xfail(strict=True, reason="known limit (docs/models.md): with MT's direction pooling (the "
                    "default, 30 deg) the feedback no longer solves the 5-deg diamond within 300 ms (error 18-19 deg)")
 def test_default_diamond_converges_within_300_ms():
     hd, _ = diamond_errors()
@@ -159,7 +159,7 @@ def texture_direction_errors(**params):
 
 
 def test_texture_direction_is_decoded_off_the_grid():
-    """A rigid texture has one true velocity; the 12-direction grid has units every 30 deg (issue 12).
+    """A rigid texture has one true velocity; the 12-direction grid has units every 30 deg.
 
     Bound, set before any benchmark verdict was computed: 5 deg, a sixth of the grid
     spacing. A population snapping to the nearest grid unit errs by up to half the

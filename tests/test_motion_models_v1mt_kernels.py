@@ -1,6 +1,6 @@
 """The compiled loops of tlapale_v1mt and simoncelli_heeger give the NumPy code's bits.
 
-Each oracle below is the NumPy code the loop replaced (issue 15), kept here verbatim in
+Each oracle below is the NumPy code the loop replaced, kept here verbatim in
 its operations; the loops must equal it bit for bit (``np.array_equal``), on random
 states with a wide dynamic range and on the odd shapes (borders, one column).
 """

@@ -41,7 +41,7 @@ def test_ring_mix_equals_the_direction_pooling_matrix():
 def test_eq2_decodes_a_tuned_population_between_grid_directions(true_deg):
     """Eq. 2 is a population vector (Georgopoulos et al. 1986): on a population tuned as MT is, a
     Gaussian bump over direction as wide as the 30-deg grid spacing, it reads any direction, not the
-    nearest unit. The snapping of issue 12 is a population that is one-hot on the grid, not eq. 2."""
+    nearest unit. The snapping of the published structure is a population that is one-hot on the grid, not eq. 2."""
     vel = velocity_grid((1.0, 2.0), 12)
     ang = np.degrees(np.arctan2(-vel[1:, 1], vel[1:, 0]))
     diff = (ang - true_deg + 180.0) % 360.0 - 180.0

@@ -107,8 +107,8 @@ def test_lambda_sensitivity_shows_a_verdict_made_by_the_readout():
 def test_summary_and_stores_wrapper_write_the_report(tmp_path):
     from psybench.io.store import ArraySpec, write_store
     from psybench.io.tables import read_table
-    from psybench.motion.readout_dynamics import SUMMARY_COLUMNS, lambda_sensitivity_stores, sensitivity_summary
-    from psybench.motion.scores import score_model_stores
+    from psybench.motion.readout_dynamics import SUMMARY_COLUMNS, sensitivity_summary
+    from psybench.motion.scores import lambda_sensitivity_stores, score_model_stores
 
     paths = []
     for name, r in _diamond_readouts().items():

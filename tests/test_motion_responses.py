@@ -208,7 +208,7 @@ def test_misbehaving_user_pair_model_fails_naming_it(stimulus, tmp_path, user_pa
 
 
 def test_user_model_returning_a_list_is_refused(stimulus, tmp_path, user_path):
-    # issue 17: a list is not silently converted (tests/test_validation_models.py has the other cases)
+    # a list is not silently converted (tests/test_validation_models.py has the other cases)
     path, _ = stimulus
     spec = resolve_model({"name": "lst", "callable": f"{user_path}:as_list"})
     with pytest.raises(ModelError, match=r"model 'lst' returned list for 'flow' at frames 0-1"):
@@ -320,7 +320,7 @@ def test_load_callable_dotted_attribute(user_path):
     assert spec.params == {"gain": 1.0} and spec.kind == "pair" and spec.track == "motion"
 
 
-# ------------------------------------------------------------------------------ batches (issue 15)
+# ------------------------------------------------------------------------------ batches
 def test_batch_writes_the_stores_that_single_runs_write(stimulus, tmp_path):
     """One process for many stimuli: each store byte-identical to the store of a run alone."""
     import shutil
@@ -385,7 +385,7 @@ def test_a_response_job_reads_its_stimulus_without_dask(stimulus, tmp_path):
     np.testing.assert_array_equal(np.asarray(open_store(out)["flow"]), np.concatenate([b["flow"] for b in blocks]))
 
 
-# ------------------------------------------------------------------------------ mean flow and codec (issue 15)
+# ------------------------------------------------------------------------------ mean flow and codec
 def test_response_store_holds_the_domain_mean_of_its_flow_and_compresses_it_with_lz4(stimulus, tmp_path, user_path):
     """mean_flow is the readouts' domain mean of the stored float32 flow, to the bit (the stream model's
     flow crosses block and chunk boundaries: 3-frame blocks); flow and p are Blosc-LZ4 with byte shuffle."""

@@ -205,7 +205,8 @@ def test_score_model_stores_writes_tables(tmp_path):
     assert json.loads(s.loc[0, "details"])["checks"]["within_ocular_following_range"]
     assert read_table(fits_csv).empty
     # the workflow's job also writes the lambda sensitivity; the run's own lambda (20 ms) is scored once
-    from psybench.motion.readout_dynamics import lambda_sensitivity, lambda_sensitivity_stores
+    from psybench.motion.readout_dynamics import lambda_sensitivity
+    from psybench.motion.scores import lambda_sensitivity_stores
 
     calls = []
     readouts = {p.name.removesuffix(".zarr"): load_readout(p) for p in paths}

@@ -1,4 +1,4 @@
-"""Contrast as stated (issue 12, item 5): the attributes give the contrast the frames really have.
+"""Contrast as stated: the attributes give the contrast the frames really have.
 
 Known answers are measured on the rendered frames themselves: Weber ``(L - L0) / L0``
 and Michelson ``(L_max - L_min) / (L_max + L_min)`` over the luminances present.

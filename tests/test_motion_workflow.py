@@ -1,4 +1,4 @@
-"""The motion workflow's batching and cost records (issue 15).
+"""The motion workflow's batching and cost records.
 
 Library level: the per-rule cost table of Snakemake benchmark files
 (:mod:`psybench.io.costs`) against hand-computed sums, and batched stimulus rendering
@@ -82,9 +82,9 @@ def test_completed_run_has_one_job_per_model_and_a_cost_per_job(completed_workfl
     assert [p.name for p in (work / "logs/stimuli").iterdir()] == ["batch.log"]
     table = rule_costs(work / "logs/benchmarks").set_index("rule")
     assert {"motion_scores", "motion_table1"} <= set(table.index)
-    # the readouts are written by the scores' job (issue 15), at their old paths
+    # the readouts are written by the scores' job, at their old paths
     assert "motion_readouts" not in table.index and (work / "results/readouts/hs").is_dir()
-    # the lambda sensitivity is written by the scores' job (issue 15), at its old paths
+    # the lambda sensitivity is written by the scores' job, at its old paths
     assert "motion_lambda_sensitivity" not in table.index and table.loc["motion_scores", "jobs"] == 1
     assert (work / "results/scores/motion/lambda_sensitivity/hs.csv").is_file()
     assert (work / "results/fits/motion/lambda_sensitivity/hs.csv").is_file()
@@ -93,7 +93,7 @@ def test_completed_run_has_one_job_per_model_and_a_cost_per_job(completed_workfl
 
 
 def test_code_hash_imports_nothing_and_hashes_the_same_files():
-    """Planning hashes library code on every run: it must not import what it hashes (issue 15)."""
+    """Planning hashes library code on every run: it must not import what it hashes."""
     import importlib.util
     import subprocess
     import sys

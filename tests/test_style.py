@@ -6,6 +6,7 @@ violation, naming the file and line.
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -49,10 +50,27 @@ def test_library_names_no_results_path():
 
 
 def test_library_modules_do_one_job():
-    """No library module over about 400 lines (issue 11: split by job instead)."""
+    """No library module over about 400 lines (split by job instead)."""
     long = {
         str(path.relative_to(ROOT)): n
         for path in sorted((ROOT / "psybench").rglob("*.py"))
         if (n := len(path.read_text().splitlines())) > 420
     }
     assert long == {}
+
+
+def test_no_issue_numbers_in_code_or_docs():
+    """Code, comments and docs say what they mean, not which tracker issue asked for it."""
+    tracker = re.compile(r"\bissues? ?#?\d+", re.IGNORECASE)
+    places = [ROOT / "README.md", ROOT / "Snakefile"]
+    for folder in ("psybench", "rules", "scripts", "config", "docs", "benchmarks", "profiles", ".ci"):
+        places += sorted(p for p in (ROOT / folder).rglob("*") if p.is_file())
+    places += sorted((ROOT / "tests").glob("*.py"))  # tests/data holds third-party files
+    offenders = [
+        f"{path.relative_to(ROOT)}:{i}: {line.strip()}"
+        for path in places
+        if "__pycache__" not in path.parts and path.suffix not in {".pyc", ".png", ".npz", ".zarr"}
+        for i, line in enumerate(path.read_text(errors="replace").splitlines(), 1)
+        if tracker.search(line)
+    ]
+    assert offenders == []

@@ -1,4 +1,4 @@
-"""Gaze samples off the screen or without a time are invalid and counted; empty recordings are errors (issue 17)."""
+"""Gaze samples off the screen or without a time are invalid and counted; empty recordings are errors."""
 
 from __future__ import annotations
 

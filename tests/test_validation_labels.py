@@ -1,5 +1,5 @@
 """Label and condition values of the wrong type in IntPhys status.json, and non-UTF-8 answer.txt,
-are errors naming the file (issue 17)."""
+are errors naming the file."""
 
 from __future__ import annotations
 

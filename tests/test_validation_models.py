@@ -1,4 +1,4 @@
-"""User model outputs are checked and inputs passed read-only, in every track (issue 17, Deliver 4).
+"""User model outputs are checked and inputs passed read-only, in every track.
 
 Each misbehaving function (a list instead of an array, an int64 array, NaN, a wrong
 shape, a function that writes into its input frames) is refused with a

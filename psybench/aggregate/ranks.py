@@ -124,7 +124,8 @@ def _tied_average_ranks(a: np.ndarray) -> np.ndarray:
     """Ranks 1..n of ``a`` (no NaN), ties sharing the average of the ranks they span.
 
     ``scipy.stats.rankdata(a, method="average")``'s algorithm, the same float64 values (a half-integer is
-    exact); in NumPy because importing ``scipy.stats`` costs a leaderboard or Table 1 job about 1 s of CPU.
+    exact); in NumPy because importing ``scipy.stats`` would lengthen a leaderboard or Table 1 job's start-up
+    (benchmarks/README.md).
     """
     order = np.argsort(a, kind="mergesort")
     inverse = np.empty(order.size, dtype=np.intp)

@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from psybench.intphys.ingest.status import tree_metadata
 from psybench.io.atomic import atomic_output
 
 __all__ = ["AnswerFormatError", "as_scores", "answer_ids", "write_answer", "read_answer", "validate_answer"]
@@ -218,8 +219,6 @@ def validate_answer(path: str | os.PathLike, root: str | os.PathLike, split: str
     psybench.intphys.ingest.IntPhysFormatError
         When ``root/<split>`` is not an IntPhys tree.
     """
-    from psybench.intphys.score_answer import tree_metadata  # imports this module
-
     meta = tree_metadata(root, split, conditions=conditions)
     scores = read_answer(path, meta, require_all=True)
     return {"movies": len(scores), "quadruplets": int(meta["quadruplet"].nunique()),

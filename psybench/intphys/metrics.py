@@ -211,12 +211,3 @@ def score_table(
                     rows.append({"model": model, **label, **row})
     cols = ["model", *FACTORS, "metric", "value", "ci_low", "ci_high", "n_quadruplets"]
     return pd.DataFrame(rows, columns=cols)
-
-
-def __getattr__(name):
-    # score_model moved to psybench.intphys.scores (it imports this module); kept here for existing imports
-    if name == "score_model":
-        from psybench.intphys.scores import score_model
-
-        return score_model
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -19,40 +19,10 @@ from pathlib import Path
 import pandas as pd
 
 from psybench.intphys.answer import read_answer
+from psybench.intphys.ingest.status import tree_metadata
 from psybench.intphys.metrics import MIN_QUADRUPLETS_CI, score_table
 
 __all__ = ["tree_metadata", "score_answer"]
-
-
-def tree_metadata(root: str | os.PathLike, split: str, *, conditions: str | os.PathLike | None = None) -> pd.DataFrame:
-    """One metadata row per movie of ``root/<split>`` (labels, conditions), read from status files and folders.
-
-    Parameters
-    ----------
-    root : path-like
-        IntPhys dataset root holding ``<split>/``.
-    split : {"dev", "test", "train"}
-    conditions : path-like, optional
-        A condition table (``movie, block, visibility, motion, n_objects``) for
-        movies whose status and folder name give none (``intphys.conditions``).
-
-    Returns
-    -------
-    pandas.DataFrame
-        The ingest stage's metadata columns that do not need the frames (``movie,
-        split, block, index, run, quadruplet, visibility, motion, n_objects,
-        possible, ...``), movies sorted as the tree lists them.
-    """
-    from psybench.intphys.ingest import list_movies, movie_metadata, read_condition_table, read_status
-    from psybench.intphys.ingest.conditions import apply_condition_table
-
-    rows = [movie_metadata(m, read_status(m.path, required=split != "test")) for m in list_movies(root, split)]
-    table = pd.DataFrame(rows)
-    table["possible"] = table["possible"].astype("boolean")
-    if conditions is not None:
-        table = apply_condition_table(table, read_condition_table(conditions))
-    table["n_objects"] = pd.to_numeric(table["n_objects"]).astype("Int64")
-    return table
 
 
 def score_answer(

@@ -3,7 +3,7 @@
 The names below are loaded on first use (:mod:`psybench._lazy`): the
 Snakefile imports small modules of this package (:mod:`psybench.io.atomic`,
 :mod:`psybench.io.integrity`, ...) on every run, the no-op rerun included, and
-importing the package must not import Zarr, Dask and pandas for them (about 1 s).
+importing the package must not import Zarr, Dask and pandas for them.
 """
 
 from psybench._lazy import lazy_exports

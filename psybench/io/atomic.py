@@ -21,10 +21,17 @@ import contextlib
 import os
 import re
 import shutil
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-__all__ = ["atomic_output", "temporary_sibling", "remove_stale_temporaries", "remove_stale_in", "is_temporary"]
+__all__ = [
+    "atomic_output",
+    "temporary_sibling",
+    "remove_stale_temporaries",
+    "remove_stale_in",
+    "is_temporary",
+    "move_aside",
+]
 
 # d.tmp-<pid>, .f.tmp-<pid>.ext, d.old-<pid> (and .t.files.json.tmp-<pid>): see temporary_sibling
 _TEMPORARY = re.compile(r"\.(?:tmp|old)-(\d+)(?:\.[^/]*)?$")
@@ -155,3 +162,15 @@ def remove_stale_in(folder: str | os.PathLike, names: Iterable[str]) -> list[Pat
             _remove(path)
             removed.append(path)
     return removed
+
+
+def move_aside(paths: Sequence[Path], root: Path, dest: Path) -> None:
+    """Move each existing path below ``root`` to the same relative place below ``dest`` (replacing one there)."""
+    for p in paths:
+        if not p.exists() and not p.is_symlink():
+            continue
+        target = dest / p.relative_to(root)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.is_dir() and not target.is_symlink():
+            shutil.rmtree(target)
+        os.replace(p, target)

@@ -29,6 +29,7 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
+from psybench.io.atomic import move_aside
 from psybench.io.verified import VerifiedState
 
 __all__ = ["tree_listing", "tree_digest", "iter_files", "listing_path", "record_listing", "listing_change",
@@ -236,8 +237,6 @@ def quarantine_changed_tree(
         return None
     if not move:
         return why
-    from psybench.io.integrity import move_aside  # the quarantine's mover (integrity imports this module)
-
     for path in [root, *map(Path, derived)]:
         move_aside([path], Path(path.anchor), Path(dest))
     listing_path(root).unlink(missing_ok=True)

@@ -53,7 +53,7 @@ from psybench.io.integrity import (
     verify_store,
 )
 
-# Dask (about 1 s of CPU to import) and Zarr (0.4 s) are imported by the functions that use them: a job that
+# Dask and Zarr (slow to import: benchmarks/README.md) are imported by the functions that use them: a job that
 # imports this module for a type or for another reader pays for neither.
 if TYPE_CHECKING:
     import dask.array as da

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from psybench.io.atomic import atomic_output
 from psybench.io.filecheck import check_table, record_table
 
-if TYPE_CHECKING:  # annotations only: pandas is imported where it is used (issue 15: planning imports these modules)
+if TYPE_CHECKING:  # annotations only: pandas is imported where it is used (planning imports these modules)
     import pandas as pd
 
 __all__ = ["write_table", "read_table", "read_csv_checked", "CSV_DIGEST_KEY"]

@@ -290,7 +290,7 @@ def model_figures(
 ) -> tuple[Path, Path]:
     """One model's two figures: :func:`flow_figure` and :func:`direction_error_figure`.
 
-    One job draws both (issue 15): the interpreter, Matplotlib and the stores' readers
+    One job draws both: the interpreter, Matplotlib and the stores' readers
     start once per model instead of twice; each PNG is the one its function draws alone.
     """
     flow = flow_figure(response_paths, flow_out)

@@ -1,7 +1,7 @@
 """Generalisation of the motion verdicts: the experiments re-run at other contrasts, speeds and frame rates.
 
 A verdict that holds only at the stimuli a model was built on measures the stimulus
-set (issue 12). The generalisation runs re-render the selected experiments with one
+set. The generalisation runs re-render the selected experiments with one
 nuisance changed at a time (``motion.generalisation``: Michelson contrast, speed in
 deg/s, display frame rate), each run with its own display mapping written into its
 own stores, and score them with the same criteria (:mod:`psybench.motion.scores`).

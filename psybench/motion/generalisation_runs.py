@@ -4,7 +4,7 @@ The generalisation runs (:mod:`psybench.motion.generalisation`) go through the s
 stages as the main run: pursuit readouts (:mod:`psybench.motion.readouts`, Tlapale et
 al. 2010, RR-7317 eq. 3) and criteria and fits (:mod:`psybench.motion.scores`). The
 workflow runs both stages in one job per model for all runs
-(:func:`run_readouts_and_scores`; issue 15: start-up paid once per batch, not per run
+(:func:`run_readouts_and_scores`: start-up paid once per batch, not per run
 and stage); every run keeps its own readout folder and its own score
 and fit tables, identical to those of a run scored alone. Held out: nothing here is
 tuned on them.
@@ -116,7 +116,7 @@ def run_readouts_and_scores(
 ) -> dict[str, tuple[Path, Path]]:
     """:func:`run_readouts`, then :func:`run_scores` of the readouts it wrote: one model, every run.
 
-    One job for both stages (issue 15): what they start (Python, Zarr, SciPy) is paid
+    One job for both stages: what they start (Python, Zarr, SciPy) is paid
     once per model; every readout store and table is the one the two stages write apart
     (they call the same functions on the same files).
 

@@ -2,7 +2,7 @@
 
 Read while the Snakefile is parsed, so it imports only the stimulus set and the display
 (no criteria, fits or stores): the planning of every run, including the no-op rerun,
-pays for nothing else (issue 15). The runs themselves are described in
+pays for nothing else. The runs themselves are described in
 :mod:`psybench.motion.generalisation`, which re-exports these names.
 """
 

@@ -1,6 +1,6 @@
 """Held-out verdicts of the bio-inspired motion models: every failing cell, and why.
 
-Issue 12 asks of a bio-inspired model, its parameters fixed before the
+The benchmark's goal past the paper asks of a bio-inspired model, its parameters fixed before the
 generalisation table was computed, that it pass every experiment at every motion
 direction (Table 1, ``motion_table1.csv``) and across the generalisation table
 (``motion_generalisation.csv``: other contrasts, speeds and frame rates, and the

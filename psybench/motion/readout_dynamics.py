@@ -21,9 +21,7 @@ Readouts here are the dicts of :func:`psybench.motion.readouts.load_readout`
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -45,7 +43,6 @@ __all__ = [
     "direct_readout",
     "fit_mean_flow_direction",
     "lambda_sensitivity",
-    "lambda_sensitivity_stores",
     "repursue",
     "sensitivity_summary",
     "SUMMARY_COLUMNS",
@@ -292,30 +289,3 @@ def sensitivity_summary(verdicts: pd.DataFrame) -> pd.DataFrame:
             "lambdas_ms": " ".join(f"{x:g}" for x in sorted(g["lambda_ms"])),
         })
     return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
-
-
-def lambda_sensitivity_stores(
-    readout_paths: Sequence[str | os.PathLike],
-    verdicts_out: str | os.PathLike,
-    fits_out: str | os.PathLike,
-    *,
-    lambdas_ms: Sequence[float] = DEFAULT_LAMBDAS_MS,
-    criteria: Mapping[str, Any] | None = None,
-    literature_path: str | os.PathLike | None = None,
-) -> tuple[Path, Path]:
-    """:func:`lambda_sensitivity` of one model's readout stores, written as two tables.
-
-    ``verdicts_out`` gets :data:`SENSITIVITY_COLUMNS`; ``fits_out`` the fits at
-    every ``lambda`` (:func:`psybench.motion.scores.score_model`'s fits table
-    after ``readout`` and ``lambda_ms``). The model name is the stores'
-    ``model.name`` (they must agree).
-    """
-    from psybench.io.tables import write_table
-    from psybench.motion.literature import load_literature
-    from psybench.motion.scores import load_model_readouts, score_model
-
-    model, readouts = load_model_readouts(readout_paths)
-    literature = load_literature(literature_path) if literature_path else None
-    verdicts, fits = lambda_sensitivity(model, readouts, score_model, lambdas_ms=lambdas_ms,
-                                        criteria=criteria, literature=literature)
-    return write_table(verdicts, verdicts_out), write_table(fits, fits_out)

@@ -113,7 +113,7 @@ def _stored_mean_flow(stored, velocities=None) -> np.ndarray:
     ``stored`` is the flow (T, H, W, 2), or ``p`` (T, H, W, V) turned into flow by
     eq. 2 with ``velocities`` (V, 2). The arithmetic of :func:`mean_flow`, in its
     order (:func:`psybench.motion.population.domain_mean_flow`), without a Dask task
-    graph for a few frames (issue 15). Memory: one storage unit.
+    graph for a few frames. Memory: one storage unit.
     """
     step = (stored.shards or stored.chunks)[0]
     out = np.empty((stored.shape[0], 2), dtype=np.float64)
@@ -404,7 +404,7 @@ def load_readout(path: str | os.PathLike) -> dict[str, Any]:
         ``model``, ``display``, ``readout``, ``path``.
     """
     verify_store(path, deep=True)
-    store = open_group(Path(path))  # T samples per array: read whole, no Dask graph (issue 15)
+    store = open_group(Path(path))  # T samples per array: read whole, no Dask graph
     attrs = dict(store.attrs)
     display = Display.from_config(attrs["display"])
     data: dict[str, Any] = {k: np.asarray(store[k][...], dtype=np.float64) for k in (

@@ -55,11 +55,9 @@ from psybench.registry import ModelError, ModelSpec, resolve_model
 __all__ = ["FLOW_COMPRESSORS", "motion_response_blocks", "paired_stores", "run_motion_model", "run_motion_model_batch"]
 
 #: The codec of the responses' ``flow`` and ``p``: Blosc-LZ4 (level 5) with byte shuffle over
-#: the float32 values. Measured on the default run's stores (3 per model, 24 in all, 624 MiB
-#: raw; CPU s): zstd (zarr's default) encodes them in 1.28 and decodes in 0.61, at 0.259 of the
-#: raw size; this codec 0.35 and 0.21, at 0.244 (the dense flows of DIS and Horn-Schunck
-#: shuffled compress better, 0.69 and 0.60 against 0.85 and 0.80; the bio-inspired models'
-#: worse, 0.14 against 0.06). Lossless: the arrays are the same.
+#: the float32 values. On the default run's stores it encodes and decodes several times
+#: faster than zstd (zarr's default) at about the same size (figures in benchmarks/README.md).
+#: Lossless: the arrays are the same.
 FLOW_COMPRESSORS = (
     {"name": "blosc", "configuration": {"cname": "lz4", "clevel": 5, "shuffle": "shuffle", "typesize": 4,
                                         "blocksize": 0}},
@@ -188,7 +186,7 @@ def run_motion_model(
     if not isinstance(spec, ModelSpec):
         spec = model_from_description(spec)
     verify_store(stimulus_path, deep=True)  # a corrupted chunk must not be read silently
-    stim = open_group(Path(stimulus_path))  # the frames read block by block with Zarr: no Dask to import (~1 s)
+    stim = open_group(Path(stimulus_path))  # the frames read block by block with Zarr: no Dask to import
     frames = stim["frames"]
     display = Display.from_config(stim.attrs["display"])
     n_t, height, width = frames.shape

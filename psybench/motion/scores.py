@@ -23,6 +23,7 @@ from psybench.motion.criteria import CRITERIA_DEFAULTS, SCORERS, merge_criteria
 from psybench.motion.criteria.directions import _column_order, combine_directions, motion_direction
 from psybench.motion.fits import VERDICT_FIT_COLUMNS
 from psybench.motion.literature import load_literature
+from psybench.motion.readout_dynamics import DEFAULT_LAMBDAS_MS, lambda_sensitivity
 from psybench.motion.readouts import load_readout
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "SCORE_COLUMNS",
     "FIT_COLUMNS",
     "load_model_readouts",
+    "lambda_sensitivity_stores",
     "merge_criteria",
     "score_model",
     "score_model_responses",
@@ -177,17 +179,15 @@ def score_model_stores(
     must agree). ``scores_out`` gets columns ``experiment, model, passed, error,
     details`` with ``details`` a JSON string; ``fits_out`` the fits table.
     ``sensitivity_out`` (verdicts, fits), if given, also gets the two tables of
-    :func:`psybench.motion.readout_dynamics.lambda_sensitivity_stores` from the same
+    :func:`lambda_sensitivity_stores` from the same
     readouts, loaded once, with these scores as its verdicts at the readouts' own
-    lambda (issue 15: one job instead of two, and that lambda scored once).
+    lambda (one job instead of two, and that lambda scored once).
     """
     stored_name, readouts = load_model_readouts(readout_paths)
     model = stored_name or Path(readout_paths[0]).parent.name
     literature = load_literature(literature_path) if literature_path else None
     scores, fits = score_model(model, readouts, criteria=criteria, literature=literature)
     if sensitivity_out is not None:
-        from psybench.motion.readout_dynamics import lambda_sensitivity
-
         verdicts, lambda_fits = lambda_sensitivity(
             stored_name, readouts, score_model, criteria=criteria, literature=literature,
             reference_scores=(scores, fits) if stored_name == model else None,
@@ -195,6 +195,29 @@ def score_model_stores(
         write_table(verdicts, sensitivity_out[0])
         write_table(lambda_fits, sensitivity_out[1])
     return write_scores(scores, fits, scores_out, fits_out)
+
+
+def lambda_sensitivity_stores(
+    readout_paths: Sequence[str | os.PathLike],
+    verdicts_out: str | os.PathLike,
+    fits_out: str | os.PathLike,
+    *,
+    lambdas_ms: Sequence[float] = DEFAULT_LAMBDAS_MS,
+    criteria: Mapping[str, Any] | None = None,
+    literature_path: str | os.PathLike | None = None,
+) -> tuple[Path, Path]:
+    """:func:`psybench.motion.readout_dynamics.lambda_sensitivity` of one model's readout stores, written as two tables.
+
+    ``verdicts_out`` gets :data:`psybench.motion.readout_dynamics.SENSITIVITY_COLUMNS`; ``fits_out`` the fits at
+    every ``lambda`` (:func:`score_model`'s fits table
+    after ``readout`` and ``lambda_ms``). The model name is the stores'
+    ``model.name`` (they must agree).
+    """
+    model, readouts = load_model_readouts(readout_paths)
+    literature = load_literature(literature_path) if literature_path else None
+    verdicts, fits = lambda_sensitivity(model, readouts, score_model, lambdas_ms=lambdas_ms,
+                                        criteria=criteria, literature=literature)
+    return write_table(verdicts, verdicts_out), write_table(fits, fits_out)
 
 
 def score_model_responses(
@@ -209,7 +232,7 @@ def score_model_responses(
 ) -> tuple[Path, Path]:
     """One model's readout stores from its response stores, then :func:`score_model_stores` of them.
 
-    The workflow's ``motion_scores`` job (issue 15): a readout reads the domain mean its
+    The workflow's ``motion_scores`` job: a readout reads the domain mean its
     response store holds (:func:`psybench.motion.readouts.compute_readout`, kilobytes a
     store), too little work for a job of its own; the same functions on the same files
     write the same readout stores and tables as two jobs did.

@@ -134,7 +134,7 @@ def _draw_all(tasks: Sequence[tuple], copies: Sequence[tuple[Path, Path]], worke
     """Draw every planned figure, in ``workers`` processes, then make the copies.
 
     Each figure is drawn by its own function from its own arguments, in whichever
-    process, so its PNG has the same bytes (issue 15: the report is the run's last job,
+    process, so its PNG has the same bytes (the report is the run's last job,
     alone on the machine, and drawing is nearly all of it). Forked workers inherit the
     imported Matplotlib: no start-up.
     """

@@ -4,18 +4,31 @@ Raw samples (what the loaders and the synthetic observers return) have columns
 :data:`SAMPLE_COLUMNS`: time in ms from movie onset, position in source pixels of
 the movie (x rightwards, y downwards). The tidy per-frame table
 (:func:`psybench.attention.gaze.frames.resample_to_frames`) has :data:`FRAME_COLUMNS`,
-one row per subject and frame (``t_ms`` = frame onset).
+one row per subject and frame (``t_ms`` = frame onset). A file that does not give
+them raises :class:`GazeFormatError`, naming the file and line.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 
-__all__ = ["SAMPLE_COLUMNS", "FRAME_COLUMNS", "sample_table", "frame_table", "frame_tables"]
+__all__ = ["GazeFormatError", "SAMPLE_COLUMNS", "FRAME_COLUMNS", "sample_table", "frame_table", "frame_tables"]
 
 SAMPLE_COLUMNS = ["subject", "movie", "t_ms", "x", "y", "valid"]
 FRAME_COLUMNS = ["subject", "movie", "frame", "t_ms", "x", "y", "valid"]
+
+
+class GazeFormatError(ValueError):
+    """A gaze file does not follow its format; the message names the file and line."""
+
+    def __init__(self, path, line: int | None, message: str):
+        self.path = Path(path)
+        self.line = line
+        where = f"{self.path}, line {line}" if line is not None else f"{self.path}"
+        super().__init__(f"{where}: {message}")
 
 
 def sample_table(subject, movie, t_ms, x, y, valid) -> pd.DataFrame:

@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from psybench.attention.gaze.columns import sample_table
+from psybench.attention.gaze.columns import GazeFormatError, sample_table
 
 __all__ = ["load_eyelink", "is_eyelink_asc"]
 
@@ -48,8 +48,6 @@ def is_eyelink_asc(path: str | os.PathLike) -> bool:
 
 def _check_samples(path: Path, onset_message: str | None) -> float | None:
     """Check every sample line (GazeFormatError naming file and line); the onset message's time."""
-    from psybench.attention.gaze.loaders import GazeFormatError
-
     onset_re = re.compile(onset_message) if onset_message else None
     onset = None
     n = 0
@@ -109,8 +107,6 @@ def load_eyelink(
         Naming the file (and line) of a malformed sample or a file without samples.
     """
     import pymovements as pm
-
-    from psybench.attention.gaze.loaders import GazeFormatError
 
     path = Path(path)
     onset = _check_samples(path, onset_message)

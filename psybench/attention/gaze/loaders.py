@@ -42,20 +42,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from psybench.attention.gaze.columns import sample_table
+from psybench.attention.gaze.columns import GazeFormatError, sample_table
+from psybench.attention.gaze.eyelink import is_eyelink_asc, load_eyelink
 from psybench.attention.gaze.geometry import screen_to_movie
+from psybench.attention.gaze.tables import load_table
 
 __all__ = ["GazeFormatError", "load_csv", "load_crcns", "load_diem", "load_gazecom", "load_arff", "load_gaze"]
-
-
-class GazeFormatError(ValueError):
-    """A gaze file does not follow its format; the message names the file and line."""
-
-    def __init__(self, path, line: int | None, message: str):
-        self.path = Path(path)
-        self.line = line
-        where = f"{self.path}, line {line}" if line is not None else f"{self.path}"
-        super().__init__(f"{where}: {message}")
 
 
 def _float(path, lineno, token, what):
@@ -396,8 +388,6 @@ def load_gaze(path: str | os.PathLike, *, fmt: str = "auto", **kwargs) -> pd.Dat
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"gaze file {path} does not exist")
-    from psybench.attention.gaze.eyelink import is_eyelink_asc, load_eyelink  # they import GazeFormatError
-    from psybench.attention.gaze.tables import load_table
     if fmt == "auto":
         if path.suffix.lower() == ".csv":
             fmt = "csv"

@@ -43,9 +43,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from psybench.attention.gaze.columns import sample_table
+from psybench.attention.gaze.columns import GazeFormatError, sample_table
 from psybench.attention.gaze.geometry import deg_to_screen_px, screen_to_movie
-from psybench.attention.gaze.loaders import GazeFormatError
 
 __all__ = ["TABLE_KEYS", "load_table"]
 

@@ -36,8 +36,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from psybench.attention.gaze.columns import GazeFormatError
 from psybench.attention.gaze.geometry import screen_to_movie
-from psybench.attention.gaze.loaders import GazeFormatError
 
 __all__ = ["OFF_SCREEN_MARGIN", "MAX_LOST_SHARE", "screen_bounds", "mark_invalid", "lost_share", "clean_recording"]
 

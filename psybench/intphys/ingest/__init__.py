@@ -68,7 +68,7 @@ _EXPORTS = {
     **dict.fromkeys(["IntPhysFormatError", "Movie", "folder_conditions", "list_movies", "n_shards", "shard_movies"],
                     "psybench.intphys.ingest.layout"),
     **dict.fromkeys(["IntPhysConditionWarning", "ingest_shard", "merge_metadata"], "psybench.intphys.ingest.shard"),
-    **dict.fromkeys(["STATUS_VARIANTS", "mask_names", "movie_metadata", "read_status"],
+    **dict.fromkeys(["STATUS_VARIANTS", "mask_names", "movie_metadata", "read_status", "tree_metadata"],
                     "psybench.intphys.ingest.status"),
 }
 
@@ -86,6 +86,7 @@ __all__ = [
     "shard_movies",
     "read_status",
     "movie_metadata",
+    "tree_metadata",
     "decode_movie",
     "ingest_shard",
     "merge_metadata",

@@ -27,7 +27,7 @@ _CHUNK_BYTES = 2**21  # ~2 MB of scene per storage chunk (zarr guidance: >= 1 MB
 # (66 MB each) per file, so a 50-movie store holds 3 x 13 data files instead of 3 x 50. The decoders
 # fill one shard while the previous one is compressed, written and hashed on the writer threads, in
 # three rotating shard buffer sets: the ingest job's memory is ~ three shards (3 x 264 MB) and the
-# compressed bytes, flat in the number of movies (measured at the real size: 951 MB at 50, 991 MB at 200).
+# compressed bytes, flat in the number of movies (measured peaks: benchmarks/README.md).
 _SHARD_BYTES = 2**28
 
 

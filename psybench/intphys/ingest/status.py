@@ -51,9 +51,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from psybench.intphys.ingest.layout import _COND_RE, IntPhysFormatError, Movie, folder_conditions
+from psybench.intphys.ingest.conditions import apply_condition_table, read_condition_table
+from psybench.intphys.ingest.layout import _COND_RE, IntPhysFormatError, Movie, folder_conditions, list_movies
 
-__all__ = ["read_status", "movie_metadata", "mask_names", "STATUS_VARIANTS"]
+__all__ = ["read_status", "movie_metadata", "mask_names", "STATUS_VARIANTS", "tree_metadata"]
 
 STATUS_VARIANTS = ("v1", "header", "header_masks", "header_only", "absent")
 _BLOCK_IN_LABEL = re.compile(r"(O\d+)")
@@ -254,3 +255,31 @@ def movie_metadata(movie: Movie, status: dict[str, Any]) -> dict[str, Any]:
         "condition_source": source,
         "mask_ids": mask_ids,
     }
+
+
+def tree_metadata(root: str | os.PathLike, split: str, *, conditions: str | os.PathLike | None = None) -> pd.DataFrame:
+    """One metadata row per movie of ``root/<split>`` (labels, conditions), read from status files and folders.
+
+    Parameters
+    ----------
+    root : path-like
+        IntPhys dataset root holding ``<split>/``.
+    split : {"dev", "test", "train"}
+    conditions : path-like, optional
+        A condition table (``movie, block, visibility, motion, n_objects``) for
+        movies whose status and folder name give none (``intphys.conditions``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The ingest stage's metadata columns that do not need the frames (``movie,
+        split, block, index, run, quadruplet, visibility, motion, n_objects,
+        possible, ...``), movies sorted as the tree lists them.
+    """
+    rows = [movie_metadata(m, read_status(m.path, required=split != "test")) for m in list_movies(root, split)]
+    table = pd.DataFrame(rows)
+    table["possible"] = table["possible"].astype("boolean")
+    if conditions is not None:
+        table = apply_condition_table(table, read_condition_table(conditions))
+    table["n_objects"] = pd.to_numeric(table["n_objects"]).astype("Int64")
+    return table

@@ -11,7 +11,7 @@ import numpy as np
 from psybench.intphys.models.observation import Observation
 from psybench.registry import register
 
-if TYPE_CHECKING:  # annotations only: pandas is imported where it is used (issue 15: planning imports these modules)
+if TYPE_CHECKING:  # annotations only: pandas is imported where it is used (planning imports these modules)
     import pandas as pd
 
 __all__ = ["constant", "random_control"]

@@ -18,7 +18,7 @@ import numpy as np
 from psybench.intphys.models.observation import Observation, luminance, map_movies
 from psybench.registry import register
 
-if TYPE_CHECKING:  # annotations only: pandas is imported where it is used (issue 15: planning imports these modules)
+if TYPE_CHECKING:  # annotations only: pandas is imported where it is used (planning imports these modules)
     import pandas as pd
 
 __all__ = ["flow_surprise"]

@@ -23,7 +23,7 @@ from psybench.io.atomic import atomic_output
 from psybench.progress import progress
 from psybench.registry import register
 
-if TYPE_CHECKING:  # annotations only: pandas is imported where it is used (issue 15: planning imports these modules)
+if TYPE_CHECKING:  # annotations only: pandas is imported where it is used (planning imports these modules)
     import pandas as pd
 
 __all__ = ["train_nextframe", "train_nextframe_stores", "nextframe_surprise"]

@@ -20,7 +20,7 @@ from psybench.io.tables import write_table
 from psybench.model_checks import exits_are_errors, model_failure
 from psybench.registry import ModelError, resolve_model
 
-if TYPE_CHECKING:  # annotations only: pandas is imported where it is used (issue 15: planning imports these modules)
+if TYPE_CHECKING:  # annotations only: pandas is imported where it is used (planning imports these modules)
     import pandas as pd
 
 __all__ = ["ModelSpecError", "TRAINED_ALGORITHMS", "predict_shard", "predict_shards"]
@@ -106,7 +106,7 @@ def predict_shard(entry: Mapping[str, Any], store_path: str | os.PathLike, metad
 def predict_shards(entry: Mapping[str, Any], store_paths: Sequence[str | os.PathLike],
                    metadata_paths: Sequence[str | os.PathLike], out_csvs: Sequence[str | os.PathLike],
                    **kwargs: Any) -> list[pd.DataFrame]:
-    """:func:`predict_shard` on every shard of a split, in one process (issue 15: start-up paid once per model).
+    """:func:`predict_shard` on every shard of a split, in one process (start-up paid once per model).
 
     Each shard is predicted exactly as alone (its own observation, its own table); the
     built-in models depend on nothing but the shard (the random control is seeded per movie).

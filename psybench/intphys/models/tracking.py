@@ -18,7 +18,7 @@ from psybench.intphys.models.observation import Observation, map_movies
 from psybench.intphys.models.tracking_links import link_tracks
 from psybench.registry import register
 
-if TYPE_CHECKING:  # annotations only: pandas is imported where it is used (issue 15: planning imports these modules)
+if TYPE_CHECKING:  # annotations only: pandas is imported where it is used (planning imports these modules)
     import pandas as pd
 
 __all__ = ["tracking_permanence"]

@@ -102,8 +102,8 @@ def _perceived(data: Mapping[str, Any], name: str, window_ms: float) -> float:
 def _average_ranks(a: np.ndarray) -> np.ndarray:
     """Ranks 1..n of ``a`` (n,), ties sharing their mean rank: ``scipy.stats.rankdata(a)``'s values.
 
-    Exact (integers and halves); written out because SciPy's stats take ~0.3 s to import in
-    every scoring job for the two rank correlations of the dashed bars (issue 15).
+    Exact (integers and halves); written out because importing SciPy's stats would lengthen
+    every scoring job's start-up for the two rank correlations of the dashed bars.
     """
     order = np.argsort(a, kind="stable")
     first = np.r_[True, a[order][1:] != a[order][:-1]]  # start of each group of ties

@@ -1,7 +1,7 @@
 """Nuisance invariance over motion directions: one verdict per direction, passed only if passed at each.
 
 A benchmark whose verdict changes when the same stimulus moves at 15 instead of 0
-deg measures the stimulus set, not the model (issue 12). Every experiment is
+deg measures the stimulus set, not the model. Every experiment is
 therefore scored separately at each motion direction of the run
 (``motion.directions_deg``) and a model passes it only if it passes at every
 direction; the continuous error is the worst (largest) over directions, so that

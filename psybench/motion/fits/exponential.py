@@ -217,7 +217,7 @@ def _forward_jacobian(rows, lower, upper):
     bits the residual function gives alone. The steps, their turn at the bounds and the
     difference quotients are scipy.optimize._numdiff's (``approx_derivative``), so the
     Jacobian, hence every iterate, is the one SciPy computes one perturbed point per
-    call (tests/test_motion_fits.py; issue 15: the fits' main cost was that loop).
+    call (tests/test_motion_fits.py: the fits' main cost was that loop).
     """
     from scipy.optimize._numdiff import _adjust_scheme_to_bounds, _compute_absolute_step
 
@@ -244,7 +244,7 @@ def _nan_single(n: int, errors: str) -> FitResult:
 
 
 #: Fits made in this process, by curve: the criteria and the lambda sensitivity fit some curves
-#: more than once (216 fits of 128 curves for a model of the default run; issue 15). A fit is a
+#: more than once (216 fits of 128 curves for a model of the default run). A fit is a
 #: deterministic function of its samples' bits: a remembered result is what a new fit gives.
 _FITS: dict[tuple, Any] = {}
 _FITS_MAX = 4096

@@ -236,7 +236,7 @@ def confidence_interval(estimate: float, se: float, dof: float, *, level: float 
         raise ValueError(f"level must be in (0, 1); got {level!r}")
     if not (np.isfinite(estimate) and np.isfinite(se) and np.isfinite(dof) and dof > 0):
         return float("nan"), float("nan")
-    from scipy.stats import t as student_t  # here: SciPy's stats take ~0.5 s to import
+    from scipy.stats import t as student_t  # here: SciPy's stats are slow to import
 
     half = float(student_t.ppf(0.5 + level / 2.0, dof)) * se
     return float(estimate - half), float(estimate + half)

@@ -85,7 +85,7 @@ def channel_mix(matrix: np.ndarray, x: np.ndarray) -> np.ndarray:
     """``matrix @ x`` over the channel axis of an ``(h, C, ...)`` stack: ``(M, C)`` -> ``(h, M, ...)``.
 
     One GEMM on the stack transposed to ``(C, h ...)``: numpy's broadcast matmul of a
-    2-D matrix over ``h`` batches took about 20 times the CPU time.
+    2-D matrix over ``h`` batches took many times the CPU time (benchmarks/README.md).
     """
     flat = np.ascontiguousarray(x.swapaxes(0, 1)).reshape(x.shape[1], -1)
     out = (matrix @ flat).reshape((matrix.shape[0], x.shape[0]) + x.shape[2:])
@@ -99,8 +99,8 @@ def ring_mix(ring: np.ndarray, x: np.ndarray) -> np.ndarray:
     direction ``j``. Equals :func:`channel_mix` with the block-diagonal ``(V, V)``
     matrix of :func:`psybench.motion.population.direction_pooling` (tested) at about a
     fifth of its multiply-adds: one ``(D, D)`` product over every ring, row and column,
-    by ``np.einsum``'s own loop, not BLAS: a ``(12, 12)`` by ``(12, N)`` product took
-    13 ms in OpenBLAS with 2 threads on the loaded shared machine against 0.75 ms.
+    by ``np.einsum``'s own loop, not BLAS, which was much slower for a ``(12, 12)`` by
+    ``(12, N)`` product (benchmarks/README.md).
     """
     h, nv, w = x.shape
     nd = ring.shape[0]

@@ -134,7 +134,7 @@ def v1_update(r1, r2, drive, feedback, sigma_v1, e1, square):
             for x in range(w):
                 a = (r2[y, v, x] * feedback + np.float32(1.0)) * drive[y, v, x]
                 a1[v, x] = a * a if square else a
-        for x in range(w):  # a loop, not den[:] = a1[0]: an array assignment compiles its shape checks (~2 s)
+        for x in range(w):  # a loop, not den[:] = a1[0]: an array assignment compiles its shape checks too
             den[x] = a1[0, x]
         for v in range(1, nv):
             for x in range(w):

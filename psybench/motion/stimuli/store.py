@@ -1,7 +1,7 @@
 """Stimulus stores: render one stimulus of the set and write it (frames + attributes) atomically.
 
 :func:`write_stimuli` renders a batch in one process (the workflow renders every stimulus of
-a run in one job, issue 15: start-up paid once); each stimulus keeps its own store.
+a run in one job: start-up paid once); each stimulus keeps its own store.
 """
 
 from __future__ import annotations

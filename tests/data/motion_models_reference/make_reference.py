@@ -17,7 +17,7 @@ from psybench.motion.stimuli import render_diamond
 from psybench.registry import resolve_model
 
 DISPLAY = Display(width_px=96, height_px=96)
-# the reference was recorded before issue 12 made MT's direction pooling the default: the
+# the reference was recorded before MT's direction pooling became the default: the
 # tlapale entries give it as it was then (off), so the flows still compare code with code
 MODELS = {
     "simoncelli_heeger": {},

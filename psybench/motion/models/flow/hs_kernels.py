@@ -56,7 +56,7 @@ def _filtered(up, mid, down, jm, j, jp, taps, fused):
 @_inline
 def _runtime(flag):
     """``flag`` as a run-time bool, not a literal one: :func:`_filtered` is then compiled once per dtype,
-    not once more for each literal ``True`` and ``False`` (4 fewer compilations, about 3.5 s of the
+    not once more for each literal ``True`` and ``False`` (4 fewer compilations in the
     first Horn-Schunck job), with the same machine code in its loops once inlined."""
     return bool(flag)
 
