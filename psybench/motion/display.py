@@ -37,6 +37,8 @@ import warnings
 from collections.abc import Mapping
 from typing import Any
 
+from psybench import units
+
 __all__ = ["Display", "TemporalAliasingWarning", "direction_deg", "wrap_deg"]
 
 
@@ -101,13 +103,13 @@ class Display:
         return px_per_frame * self.frames_per_s / self.px_per_deg
 
     def ms_to_frames(self, ms: float) -> int:
-        """Number of whole frames in a duration given in milliseconds."""
-        return int(round(ms * self.frames_per_s / 1000.0))
+        """Number of whole frames in a duration given in milliseconds (:func:`psybench.units.ms_to_frames`)."""
+        return units.ms_to_frames(ms, self.frames_per_s)
 
     @property
     def frame_ms(self) -> float:
-        """Duration of one frame in milliseconds."""
-        return 1000.0 / self.frames_per_s
+        """Duration of one frame in milliseconds (:func:`psybench.units.frame_ms`)."""
+        return units.frame_ms(self.frames_per_s)
 
     def contrast_levels(self, michelson: float) -> tuple[float, float]:
         """Return ``(L_min, L_max)`` for a Michelson contrast around the background.
@@ -185,7 +187,8 @@ class Display:
 
         out: dict[str, Any] = {}
         if n_t is not None:
-            out["t"] = Coordinate(np.arange(n_t) * self.frame_ms, "ms", long_name="time from stimulus onset")
+            t_ms = units.frames_to_ms(np.arange(n_t), self.frames_per_s)
+            out["t"] = Coordinate(t_ms, "ms", long_name="time from stimulus onset")
         for name, n in (("y", height), ("x", width)):
             if n is not None:
                 out[name] = Coordinate((np.arange(n) + 0.5 - n / 2) / self.px_per_deg, "deg",

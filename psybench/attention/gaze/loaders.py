@@ -44,6 +44,7 @@ import pandas as pd
 
 from psybench.attention.gaze.columns import sample_table
 from psybench.attention.gaze.geometry import screen_to_movie
+from psybench.units import frames_to_ms
 
 __all__ = ["GazeFormatError", "load_csv", "load_crcns", "load_diem", "load_gazecom", "load_arff", "load_gaze"]
 
@@ -265,7 +266,7 @@ def load_diem(
     if screen_px is not None:
         xs, ys = screen_to_movie(xs, ys, screen_px, movie_px, fit=fit)
     return sample_table(
-        subject or subj, movie or mov or stem, (np.asarray(frames) - 1) * 1000.0 / frames_per_s, xs, ys, valid
+        subject or subj, movie or mov or stem, frames_to_ms(np.asarray(frames) - 1, frames_per_s), xs, ys, valid
     )
 
 
