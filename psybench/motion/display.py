@@ -33,6 +33,7 @@ spans ten samples, while a 10 deg/s target still moves under one pixel per frame
 from __future__ import annotations
 
 import dataclasses
+import numbers
 import warnings
 from collections.abc import Mapping
 from typing import Any
@@ -75,13 +76,24 @@ class Display:
     supersample: int = 4
 
     def __post_init__(self) -> None:
+        # one form from the config to every artifact: a YAML ``frames_per_s: 100`` and a
+        # generalisation level ``100.0`` give the same display and the same store attributes
+        for key, kind in (("px_per_deg", float), ("frames_per_s", float), ("background", float)):
+            value = getattr(self, key)
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                raise ValueError(f"display.{key} must be a number, got {value!r}")
+            object.__setattr__(self, key, kind(value))
         for key in ("px_per_deg", "frames_per_s"):
             if not getattr(self, key) > 0:
                 raise ValueError(f"display.{key} must be > 0, got {getattr(self, key)!r}")
         for key in ("width_px", "height_px", "supersample"):
             value = getattr(self, key)
-            if int(value) != value or value < 1:
+            if isinstance(value, bool) or not isinstance(value, numbers.Real) or int(value) != value or value < 1:
                 raise ValueError(f"display.{key} must be a positive integer, got {value!r}")
+            object.__setattr__(self, key, int(value))
+        if self.antialias not in (True, False):
+            raise ValueError(f"display.antialias must be true or false, got {self.antialias!r}")
+        object.__setattr__(self, "antialias", bool(self.antialias))
         if not 0.0 < self.background < 1.0:
             raise ValueError(f"display.background must lie in (0, 1), got {self.background!r}")
 
