@@ -27,6 +27,7 @@ from typing import Any
 import yaml
 
 from psybench._yaml import safe_load
+from psybench.units import ms_to_frames
 
 __all__ = [
     "check_finite", "check_callables", "check_model_params", "check_cross_keys", "check_memory",
@@ -317,7 +318,7 @@ def array_estimates(config: Mapping[str, Any]) -> list[tuple[str, str, int]]:
         rates += [(f"motion.generalisation.frames_per_s.levels[{i}]", r) for i, r in enumerate(levels)]
         h, w = display["height_px"], display["width_px"]
         for key, fps in rates:
-            t = int(motion["duration_ms"] * fps / 1000.0) + 1
+            t = ms_to_frames(motion["duration_ms"], fps)  # the frames Display.ms_to_frames renders
             out.append((f"{key}, motion.duration_ms, display.width_px, display.height_px",
                         f"a motion flow response {t} x {h} x {w} x 2 float32", t * h * w * 2 * 4))
     if "intphys" in tracks and (config.get("intphys") or {}).get("generate"):

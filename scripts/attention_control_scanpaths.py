@@ -11,4 +11,4 @@ from psybench.attention.table1 import run_control_scanpaths  # noqa: E402
 
 run_control_scanpaths(snakemake.wildcards.attention_movie, snakemake.input.features,  # noqa: F821
                       snakemake.input.gaze, out=snakemake.output.table,  # noqa: F821
-                      **snakemake.params.evaluation)  # noqa: F821
+                      evaluation=snakemake.params.evaluation)  # noqa: F821

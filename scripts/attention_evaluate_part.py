@@ -17,4 +17,4 @@ from psybench.attention.table1 import run_evaluation_parts  # noqa: E402
 run_evaluation_parts(snakemake.params.feature_stores, snakemake.params.gaze_tables,  # noqa: F821
                      scanpaths=snakemake.input.scanpaths, parts=snakemake.params.parts,  # noqa: F821
                      train=snakemake.wildcards.attention_train, pairs=snakemake.params.pairs,  # noqa: F821
-                     lags_ms=snakemake.params.lags_ms, **snakemake.params.evaluation)  # noqa: F821
+                     lags_ms=snakemake.params.lags_ms, evaluation=snakemake.params.evaluation)  # noqa: F821

@@ -8,6 +8,7 @@ from psybench.attention import evaluate as ev
 from psybench.attention import gaze as gz
 from psybench.attention import table1, tuning
 from psybench.attention.batch_tuning import train_filters
+from psybench.attention.defaults import EvaluationSettings
 from psybench.attention.features import feature_maps
 from psybench.attention.map_metrics import auc_borji, auc_shuffled
 from psybench.attention.metrics import score_frames
@@ -113,7 +114,7 @@ def test_split_jobs_give_the_one_process_tables(small_movie, tmp_path, monkeypat
     movies = {"A": {"pyramid": m}, "B": {"pyramid": other}}
     models = [{"features": "pyramid", "L": 1}, {"features": "pyramid", "L": 3}]
     pairs = [("B", "A"), ("A", "A"), ("B", "B")]
-    settings = dict(n_sets=2, n_per_set=2, seed=1)
+    settings = dict(evaluation=EvaluationSettings(n_sets=2, n_per_set=2, seed=1))
     whole, whole_curves = ev.evaluate(movies, models=models, pairs=pairs, **settings)
     parts = []
     for model in models:
@@ -162,7 +163,8 @@ def test_one_job_per_training_movie_writes_each_rows_part(small_movie, tmp_path,
         mv: {label: data[mv] for label in labels} for mv, labels in stores.items()})
     monkeypatch.setattr(table1, "read_control_scanpaths",
                         lambda _p: control_scanpaths(m, m.gaze, n_sets=2, n_per_set=2, seed=1))
-    settings = dict(pairs=[("A", "A"), ("A", "B"), ("B", "B")], lags_ms=[100.0, 300.0], n_sets=2, n_per_set=2, seed=1)
+    settings = dict(pairs=[("A", "A"), ("A", "B"), ("B", "B")], lags_ms=[100.0, 300.0],
+                    evaluation={"n_sets": 2, "n_per_set": 2, "seed": 1})  # a config section, as the rule passes
     stores = {"A": "a.zarr", "B": "b.zarr"}
     rows = [{"features": "p1", "L": 1}, {"features": "p3", "L": 3}]
     parts = [{**r, "table": tmp_path / f"{r['features']}t.csv", "curves": tmp_path / f"{r['features']}c.csv"}
@@ -190,7 +192,7 @@ def test_metrics_parts_joined_are_the_whole_table(small_movie, tmp_path, monkeyp
     stores = {mv: {"p1": f"{mv}.zarr", "p3": f"{mv}.zarr"} for mv in data}
     models = [{"features": "p3", "L": 3}, {"features": "p1", "L": 1}]
     pairs = [("B", "A"), ("A", "A"), ("B", "B")]
-    settings = dict(models=models, pairs=pairs, n_negatives=3, n_splits=4, seed=2)
+    settings = dict(models=models, pairs=pairs, evaluation=EvaluationSettings(n_negatives=3, seed=2), n_splits=4)
     metrics.run_metrics(stores, {}, out=tmp_path / "whole.csv", **settings)
     parts = {tr: tmp_path / f"{tr}.csv" for tr in ("B", "A")}
     for tr, path in parts.items():

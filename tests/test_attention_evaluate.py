@@ -11,6 +11,7 @@ from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 from psybench.attention import evaluate as ev
 from psybench.attention import gaze as gz
 from psybench.attention import tuning
+from psybench.attention.defaults import EvaluationSettings
 from psybench.attention.features import feature_maps
 from psybench.attention.figures import plot_curves
 from psybench.attention.movies import MovieData
@@ -94,7 +95,8 @@ def synthetic_table():
         maps = feature_maps(scene.frames, model="raw").compute()
         movies[name] = {"raw": MovieData(name, maps, fps, (640, 480), table, "raw")}
     t1, curves = ev.evaluate(movies, models=[{"features": "raw", "L": 5}],
-                             pairs=[("A", "A"), ("A", "B"), ("A", "C")], n_per_set=40, seed=0)
+                             pairs=[("A", "A"), ("A", "B"), ("A", "C")],
+                             evaluation=EvaluationSettings(n_per_set=40, seed=0))
     return t1.set_index(["test", "group"])["median"], t1, curves
 
 
@@ -163,7 +165,7 @@ def test_controls_fall_below_chance_on_the_default_sparse_scene():
                                  frames_per_s=fps, source_size=(640, 480), seed=spec["observers"]["seed"], movie="S")
     table = gz.resample_to_frames(raw, frames_per_s=fps, n_frames=n, movie="S")
     movie = MovieData("S", feature_maps(scene.frames, model="itti").compute(), fps, (640, 480), table, "itti")
-    pairs, _ = ev.evaluate_pair(movie, movie, L=1, n_per_set=20, seed=0)
+    pairs, _ = ev.evaluate_pair(movie, movie, L=1, evaluation=EvaluationSettings(n_per_set=20, seed=0))
     med = pairs.groupby("group")["median"].mean()
     assert med["rs/n"] < 44 and med["rp/n"] < 44  # measured 36.3 and 39.4 (default run, 100 per set: 36.8, 35.0)
     assert abs(med["rf/n"] - 50) <= 3 and abs(med["n/iid"] - 50) <= 3  # measured 49.9, 50.0

@@ -17,6 +17,7 @@ import yaml
 
 from psybench.config import ConfigError, prepare_workflow
 from psybench.config_checks import array_estimates, check_memory
+from psybench.motion.display import Display
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -251,12 +252,25 @@ def test_leaderboard_of_a_sweep_may_name_the_algorithm(harness, project):
     prepare_workflow(cfg)
 
 
+@pytest.mark.parametrize(("duration_ms", "n_frames"), [(200, 10), (205, 10), (210, 10), (215, 11), (230, 12)])
+def test_memory_estimate_counts_the_frames_the_display_renders(harness, project, duration_ms, n_frames):
+    # 210 ms at 50 frames/s is 10.5 frames: the display renders round-half-even 10, so
+    # does the estimate (a truncation plus one counted 11)
+    cfg = _tiny(harness)
+    cfg["motion"]["duration_ms"] = duration_ms
+    prepare_workflow(cfg)
+    (_keys, _what, nbytes), = array_estimates(cfg)
+    assert Display.from_config(cfg["display"]).ms_to_frames(duration_ms) == n_frames
+    assert nbytes == n_frames * 96 * 96 * 2 * 4
+
+
 def test_memory_estimate_is_the_response_size_and_the_limit_is_the_machines(harness, project):
     cfg = _tiny(harness)
     prepare_workflow(cfg)  # fills the defaults
     (keys, what, nbytes), = array_estimates(cfg)
-    # TINY_CONFIG: 200 ms at 50 frames/s = 10 intervals, 11 frames of 96 x 96, 2 float32 components
-    assert nbytes == 11 * 96 * 96 * 2 * 4 and "11 x 96 x 96 x 2" in what
+    # TINY_CONFIG: 200 ms at 50 frames/s = 10 frames of 96 x 96 (the run's response store has
+    # shape (10, 96, 96, 2)), 2 float32 components
+    assert nbytes == 10 * 96 * 96 * 2 * 4 and "10 x 96 x 96 x 2" in what
     check_memory(cfg, limit_bytes=nbytes)
     with pytest.raises(ConfigError, match=r"config key display\.frames_per_s, motion\.duration_ms.*GiB"):
         check_memory(cfg, limit_bytes=nbytes - 1)

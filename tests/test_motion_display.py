@@ -57,3 +57,40 @@ def test_direction_convention_visual_y_up():
     assert direction_deg(0.0, -1.0) == pytest.approx(90.0)  # image v < 0 is upward
     assert direction_deg(-1.0, 0.0) == pytest.approx(180.0)
     np.testing.assert_allclose(wrap_deg([190.0, -190.0, 360.0]), [-170.0, 170.0, 0.0])
+
+
+def _schema_display():
+    import yaml
+
+    from psybench.config import SCHEMA_PATH
+
+    return yaml.safe_load(SCHEMA_PATH.read_text())["properties"]["display"]["properties"]
+
+
+def test_every_display_default_is_the_schema_default():
+    # the workflow fills config defaults from the schema; Display() (tests, notebooks)
+    # must describe the same display, field by field
+    import dataclasses
+
+    schema = _schema_display()
+    fields = {f.name: f.default for f in dataclasses.fields(Display)}
+    assert set(schema) == set(fields)
+    for key, default in fields.items():
+        assert "default" in schema[key], f"display.{key} has no schema default"
+        assert schema[key]["default"] == default, key
+    assert Display.from_config({k: v["default"] for k, v in schema.items()}).to_attrs() == Display().to_attrs()
+
+
+def test_the_frame_rate_has_one_form_whatever_the_config_wrote():
+    # YAML ``frames_per_s: 100`` (int), a generalisation level 100.0 and the default give
+    # one display and the same store attributes (JSON 100.0, not 100 in some stores)
+    import json
+
+    from_yaml = Display.from_config({"frames_per_s": 100, "px_per_deg": 8, "width_px": 256.0})
+    assert from_yaml == Display(frames_per_s=100.0) == Display()
+    attrs = from_yaml.to_attrs()
+    assert type(attrs["frames_per_s"]) is float and type(attrs["px_per_deg"]) is float
+    assert type(attrs["width_px"]) is int
+    assert json.dumps(attrs, sort_keys=True) == json.dumps(Display().to_attrs(), sort_keys=True)
+    with pytest.raises(ValueError, match="display.frames_per_s"):
+        Display(frames_per_s="100")

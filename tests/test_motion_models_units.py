@@ -28,6 +28,15 @@ def test_grid_is_in_deg_per_s(func):
     np.testing.assert_allclose(speeds[1:], np.asarray(default) * 10 / 40)
 
 
+@pytest.mark.parametrize("func", [simoncelli_heeger, tlapale_v1mt], ids=lambda f: f.__name__)
+def test_grid_needs_the_runs_display_not_an_assumed_one(func):
+    # px/frame depends on the run's px/deg and frame rate: no silent Display() default
+    with pytest.raises(TypeError, match="display"):
+        func.velocities()
+    with pytest.raises(TypeError, match=func.__name__):
+        func.velocities(display=None)
+
+
 def test_response_store_records_the_grid_of_its_display(tmp_path):
     display = Display(width_px=32, height_px=32, frames_per_s=50, supersample=1)
     spec = {"family": "bar", "params": {"length_deg": 1.0, "duration_ms": 60.0, "speed_deg_s": 5.0}}

@@ -80,6 +80,13 @@ def test_repursue_matches_the_stored_readout_chain_and_direct_has_no_filter():
         direct_readout({k: v for k, v in data.items() if k != "mean_flow"})
 
 
+def test_a_readout_without_its_display_is_refused():
+    # speed in deg/s needs the run's px/deg and frame rate, never an assumed default
+    data = {k: v for k, v in _diamond_readouts()["diamond_cw_20"].items() if k != "display"}
+    with pytest.raises(ValueError, match="diamond_cw_20.*display"):
+        repursue(data, 50.0)
+
+
 def test_lambda_sensitivity_shows_a_verdict_made_by_the_readout():
     """A model that corrects itself in 10 ms passes the 20-500 ms tau rule only through lambda.
 

@@ -37,6 +37,7 @@ from typing import Any
 import pandas as pd
 
 from psybench.attention import EXPERIMENTS
+from psybench.attention.defaults import EvaluationSettings
 from psybench.attention.models import feature_key, metrics_settings, pair_movies, saliency_models
 from psybench.config import ConfigError
 from psybench.registry import ModelSpec
@@ -191,7 +192,7 @@ def score_attention(
     specs = _movie_specs(section, stimuli, gaze, work / "inputs")
     pairs = [tuple(p) for p in section["pairs"]]
     trains = list(dict.fromkeys(tr for tr, _te in pairs))
-    ev = section["evaluation"]
+    ev = EvaluationSettings.from_config(section["evaluation"])
     table1, metrics = experiment in (None, "table1"), experiment in (None, "saliency_metrics")
     progress.start(total=3 * len(specs) + table1 * (len(trains) * 2 + 1) + metrics + 1)
     # the function itself when given as an object (its "module:qualname" may not be importable)
@@ -213,7 +214,7 @@ def score_attention(
         parts = []
         for tr in trains:
             scanpaths = work / "controls" / f"{tr}.csv"
-            run_control_scanpaths(tr, features[tr], tables[tr], out=scanpaths, **ev)  # the rule's next job
+            run_control_scanpaths(tr, features[tr], tables[tr], out=scanpaths, evaluation=ev)  # the rule's next job
             scanpaths = scanpaths.with_suffix(".parquet")  # reads the Parquet sibling, as rules/attention.smk does
             progress.step(f"control scanpaths of {tr}")
             movies = list(dict.fromkeys([tr, *(te for t, te in pairs if t == tr)]))
@@ -223,7 +224,7 @@ def score_attention(
                 rows.append({**row, "train": tr, "table": base / "table.csv", "curves": base / "curves.csv"})
             # every row of the training movie in one call, as the rule's job does
             run_evaluation_parts({model.name: {m: features[m] for m in movies}}, tables, scanpaths=scanpaths,
-                                 parts=rows, train=tr, pairs=pairs, lags_ms=section["lags_ms"], **ev)
+                                 parts=rows, train=tr, pairs=pairs, lags_ms=section["lags_ms"], evaluation=ev)
             parts.extend(rows)
             progress.step(f"Table 1 of {model.name} trained on {tr}")
         files["table1"] = work / "attention" / "table1.csv"

@@ -21,7 +21,15 @@ import numpy as np
 import pandas as pd
 
 from psybench.attention.batch_tuning import train_filters, training_points
-from psybench.attention.defaults import LAGS_MS, MIN_DIST_FRAC, N_NEGATIVES, N_SETS, SCATTER, SEED
+from psybench.attention.defaults import (
+    DEFAULT_EVALUATION,
+    LAGS_MS,
+    MIN_DIST_FRAC,
+    N_NEGATIVES,
+    N_SETS,
+    SEED,
+    EvaluationSettings,
+)
 from psybench.attention.feature_table import FeatureTable
 from psybench.attention.gaze.synthetic import random_physiological_scanpaths, random_saccade_scanpaths
 from psybench.attention.movies import MovieData
@@ -111,19 +119,15 @@ def control_filters(
     *,
     lags,
     L: int,
-    n_sets: int = N_SETS,
-    n_per_set: int | None = None,
-    n_negatives: int = N_NEGATIVES,
-    min_dist_frac: float = MIN_DIST_FRAC,
-    seed: int = SEED,
-    scatter: str = SCATTER,
+    evaluation: EvaluationSettings = DEFAULT_EVALUATION,
     scanpaths: Mapping[str, Sequence[pd.DataFrame]] | None = None,
     features: FeatureTable | None = None,
     points: Mapping[str, Sequence] | None = None,
 ) -> dict[str, list[np.ndarray]]:
     """Filters of the random controls (sec. 5.1): {'rf': [...], 'rs': [...], 'rp': [...]}.
 
-    RF: ``n_sets x n_per_set`` directions w ~ N(0, I). RS and RP: one Fisher filter
+    ``evaluation``: the settings (sets, trajectories per set, negatives, their
+    distance, seed, scatter). RF: ``n_sets x n_per_set`` directions w ~ N(0, I). RS and RP: one Fisher filter
     per trajectory of :func:`control_scanpaths` (pass ``scanpaths`` to reuse them),
     trained exactly as the humans' filters, all of a category at once
     (:func:`psybench.attention.batch_tuning.train_filters`). ``features``: the movie's
@@ -131,7 +135,8 @@ def control_filters(
     of the same scanpaths, frames and settings (both optional, shared between models).
     """
     subjects = sorted(humans["subject"].unique())
-    n_per_set = n_per_set or len(subjects)
+    n_sets, seed = evaluation.n_sets, evaluation.seed
+    n_per_set = evaluation.n_per_set or len(subjects)
     C = movie.shape[-1]
     D = C * L * L * len(lags)
     rng = np.random.default_rng([seed, 1])
@@ -143,8 +148,9 @@ def control_filters(
         scanpaths = control_scanpaths(movie, humans, n_sets=n_sets, n_per_set=n_per_set, seed=seed)
     trajectories = control_trajectories(scanpaths, seed=seed)
     for name, (tables, seeds) in trajectories.items():  # all filters of a category in one batched training
-        out[name] = list(train_filters(movie, tables, frames, seeds=seeds, lags=lags, L=L, n_negatives=n_negatives,
-                                       min_dist_frac=min_dist_frac, scatter=scatter, features=features,
+        out[name] = list(train_filters(movie, tables, frames, seeds=seeds, lags=lags, L=L,
+                                       n_negatives=evaluation.n_negatives, min_dist_frac=evaluation.min_dist_frac,
+                                       scatter=evaluation.scatter, features=features,
                                        points=None if points is None else points[name]))
     return out
 
@@ -154,14 +160,13 @@ def movie_control_filters(
     *,
     L: int,
     lags_ms: Sequence[float] = LAGS_MS,
+    evaluation: EvaluationSettings = DEFAULT_EVALUATION,
     scanpaths: Mapping[str, Sequence[pd.DataFrame]] | None = None,
-    **settings,
+    features: FeatureTable | None = None,
+    points: Mapping[str, Sequence] | None = None,
 ) -> dict[str, list[np.ndarray]]:
-    """:func:`control_filters` of a training movie on its training frames (every even frame with history).
-
-    ``settings``: n_sets, n_per_set, n_negatives, min_dist_frac, seed, scatter, features, points.
-    """
+    """:func:`control_filters` of a training movie on its training frames (every even frame with history)."""
     lags = lag_frames(lags_ms, train.frames_per_s)
     return control_filters(train, train.gaze, train_frames(train.shape[0], lags), lags=lags, L=L,
-                           scanpaths=scanpaths, **settings)
+                           evaluation=evaluation, scanpaths=scanpaths, features=features, points=points)
 

@@ -7,7 +7,13 @@ tests/test_attention_defaults.py checks that both agree.
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
 __all__ = [
+    "DEFAULT_EVALUATION",
+    "EvaluationSettings",
     "GRID",
     "CHUNK_FRAMES",
     "LAGS_MS",
@@ -50,3 +56,68 @@ DENSITY_SIGMA = 1.0
 N_SPLITS = 100
 #: Saccade velocity threshold of I-VT (deg/s; Shic & Scassellati 2007, sec. 5.1).
 IVT_THRESHOLD_DEG_S = 30.0
+
+
+@dataclasses.dataclass(frozen=True)
+class EvaluationSettings:
+    """The settings of the rank-percentile evaluation and its controls (``attention.evaluation``).
+
+    Built once from the config (:meth:`from_config`) and passed whole to
+    :func:`psybench.attention.table1.run_evaluation_parts`,
+    :func:`psybench.attention.evaluate.evaluate` and the controls
+    (Shic & Scassellati 2007, sec. 5.1-5.2).
+
+    Parameters
+    ----------
+    n_sets : int
+        Synthetic sets per random control category (sec. 5.1).
+    n_per_set : int or None
+        Trajectories per synthetic set; None: the number of observers.
+    n_negatives : int
+        Non-attended cells drawn per gazed frame for the Fisher tuning (sec. 5.2).
+    min_dist_frac : float
+        Minimum distance of a non-attended cell from the gazed cell, as a fraction of
+        the grid rows (sec. 5.2: 31.25 %).
+    ties : {'mid', 'paper'}
+        Tie rule of the rank percentile.
+    scatter : {'equal', 'pooled', 'other'}
+        Within-class scatter of Fisher's discriminant (sec. 4.2).
+    seed : int
+        Seed of the controls and of the non-attended draws.
+    in_memory_mb : float
+        Feature maps up to this size are decoded into memory once; larger ones stream.
+    """
+
+    n_sets: int = N_SETS
+    n_per_set: int | None = None
+    n_negatives: int = N_NEGATIVES
+    min_dist_frac: float = MIN_DIST_FRAC
+    ties: str = TIES
+    scatter: str = SCATTER
+    seed: int = SEED
+    in_memory_mb: float = IN_MEMORY_MB
+
+    @classmethod
+    def from_config(cls, evaluation: Mapping[str, Any] | EvaluationSettings) -> EvaluationSettings:
+        """The settings of a config's ``attention.evaluation`` section (unset keys: the defaults).
+
+        Raises
+        ------
+        ValueError
+            For a key that is not a setting, naming it.
+        """
+        if isinstance(evaluation, cls):
+            return evaluation
+        names = [f.name for f in dataclasses.fields(cls)]
+        unknown = sorted(set(evaluation) - set(names))
+        if unknown:
+            raise ValueError(f"attention.evaluation: unknown key(s) {unknown}; allowed: {names}")
+        return cls(**evaluation)
+
+    def to_config(self) -> dict[str, Any]:
+        """The settings as an ``attention.evaluation`` section (plain, for Snakemake params)."""
+        return dataclasses.asdict(self)
+
+
+#: The evaluation settings of the schema's defaults (tests/test_attention_defaults.py).
+DEFAULT_EVALUATION = EvaluationSettings()

@@ -46,14 +46,11 @@ import pandas as pd
 from psybench.attention.batch_tuning import train_filters, training_points
 from psybench.attention.controls import control_points, control_scanpaths, movie_control_filters
 from psybench.attention.defaults import (
+    DEFAULT_EVALUATION,
     DENSITY_SIGMA,
     LAGS_MS,
-    MIN_DIST_FRAC,
-    N_NEGATIVES,
-    N_SETS,
-    SCATTER,
-    SEED,
     TIES,
+    EvaluationSettings,
 )
 from psybench.attention.feature_table import FeatureTable
 from psybench.attention.metrics import fixation_density, observer_counts
@@ -202,19 +199,14 @@ def evaluate_pair(
     *,
     L: int,
     lags_ms: Sequence[float] = LAGS_MS,
-    n_sets: int = N_SETS,
-    n_per_set: int | None = None,
-    n_negatives: int = N_NEGATIVES,
-    min_dist_frac: float = MIN_DIST_FRAC,
-    ties: str = TIES,
-    seed: int = SEED,
-    scatter: str = SCATTER,
+    evaluation: EvaluationSettings = DEFAULT_EVALUATION,
     controls: Mapping[str, Sequence[np.ndarray]] | None = None,
     tables: Mapping[str, FeatureTable] | None = None,
     points: Sequence | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Train on ``train``'s even frames, test on ``test`` (odd frames if it is the same movie).
 
+    ``evaluation``: the settings (:class:`~psybench.attention.defaults.EvaluationSettings`).
     ``controls`` (from :func:`psybench.attention.controls.movie_control_filters` on the same training movie,
     features and settings) reuses the control filters, which do not depend on the
     test movie. ``tables`` (movie name -> :class:`~psybench.attention.feature_table.FeatureTable`
@@ -244,22 +236,22 @@ def evaluate_pair(
             tables[m.name] = FeatureTable(m.maps, lags=lags, L=L)
     humans_train = train.gaze
     subjects = sorted(humans_train["subject"].unique())
-    common = dict(lags=lags, L=L, n_negatives=n_negatives, min_dist_frac=min_dist_frac, scatter=scatter)
+    seed = evaluation.seed
     filters = list(train_filters(train, [humans_train[humans_train["subject"] == s] for s in subjects], fit_frames,
                                  seeds=human_seeds(seed, len(subjects)), features=tables[train.name], points=points,
-                                 **common))
+                                 lags=lags, L=L, n_negatives=evaluation.n_negatives,
+                                 min_dist_frac=evaluation.min_dist_frac, scatter=evaluation.scatter))
     labels = [("n", s) for s in subjects]
     ctrl = controls
     if ctrl is None:
-        ctrl = movie_control_filters(train, L=L, lags_ms=lags_ms, n_sets=n_sets, n_per_set=n_per_set,
-                                     n_negatives=n_negatives, min_dist_frac=min_dist_frac, seed=seed, scatter=scatter,
-                                     features=tables[train.name])
+        ctrl = movie_control_filters(train, L=L, lags_ms=lags_ms, evaluation=evaluation, features=tables[train.name])
     for category in ("rf", "rs", "rp"):
         for j, w in enumerate(ctrl[category]):
             filters.append(w)
             labels.append((category, f"{category}{j:03d}"))
     F = np.stack(filters)
-    ranks = _test_ranks(test, test.gaze, eval_frames, F, lags=lags, L=L, ties=ties, iid_seed=seed * 7919 + 7,
+    ranks = _test_ranks(test, test.gaze, eval_frames, F, lags=lags, L=L, ties=evaluation.ties,
+                        iid_seed=seed * 7919 + 7,
                         iid_filters=len(subjects), features=tables[test.name])
     return _pair_tables(ranks, labels)
 
@@ -308,13 +300,7 @@ def evaluate(
     models: Sequence[Mapping[str, Any]],
     pairs: Sequence[tuple[str, str]],
     lags_ms: Sequence[float] = LAGS_MS,
-    n_sets: int = N_SETS,
-    n_per_set: int | None = None,
-    n_negatives: int = N_NEGATIVES,
-    min_dist_frac: float = MIN_DIST_FRAC,
-    ties: str = TIES,
-    seed: int = SEED,
-    scatter: str = SCATTER,
+    evaluation: EvaluationSettings = DEFAULT_EVALUATION,
     scanpaths: Mapping[str, Mapping[str, Sequence[pd.DataFrame]]] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Table 1 and the curves for every model (``{"features": label, "L": int}``) and (train, test) pair.
@@ -326,6 +312,9 @@ def evaluate(
         One row of Table 1 each: the label of the feature maps (a key of ``movies``
         per movie, written in the ``features`` column) and the neighbourhood side L.
     pairs : sequence of (train movie, test movie)
+    evaluation : EvaluationSettings
+        The settings of the evaluation and its controls, built once from the
+        config's ``attention.evaluation`` (``in_memory_mb`` is the loader's).
     scanpaths : mapping training movie -> control trajectories, optional
         :func:`~psybench.attention.controls.control_scanpaths` of a training movie
         with the same settings (the workflow draws them once per movie in their own
@@ -340,8 +329,7 @@ def evaluate(
         Columns train, test, features, L, group, rp, value (mean over pairs), sd.
     """
     table, curves = [], []
-    settings = dict(n_sets=n_sets, n_per_set=n_per_set, n_negatives=n_negatives, min_dist_frac=min_dist_frac,
-                    seed=seed, scatter=scatter)
+    n_sets, n_per_set, seed, ties = evaluation.n_sets, evaluation.n_per_set, evaluation.seed, evaluation.ties
     scanpaths = dict(scanpaths or {})  # training movie -> control trajectories (feature-independent)
     ceilings: dict[tuple[str, bool], float] = {}  # (test movie, same movie) -> LOO ceiling
     n_jobs, done, t0 = len(models) * len(pairs), 0, time.perf_counter()
@@ -366,13 +354,13 @@ def evaluate(
                 scanpaths[tr] = control_scanpaths(train, train.gaze, n_sets=n_sets, n_per_set=n_per_set, seed=seed)
             at = (tr, tuple(lags), train.shape[1:3], train.source_size)
             if at not in points:
-                points[at] = _training_points(train, lags, scanpaths[tr], n_negatives=n_negatives,
-                                               min_dist_frac=min_dist_frac, seed=seed)
+                points[at] = _training_points(train, lags, scanpaths[tr], n_negatives=evaluation.n_negatives,
+                                               min_dist_frac=evaluation.min_dist_frac, seed=seed)
             if tr not in controls:
-                controls[tr] = movie_control_filters(train, L=L, lags_ms=lags_ms, scanpaths=scanpaths[tr],
-                                                     features=tables[tr], points=points[at], **settings)
-            pr, cv = evaluate_pair(train, test, L=L, lags_ms=lags_ms, ties=ties, controls=controls[tr], tables=tables,
-                                   points=points[at]["n"], **settings)
+                controls[tr] = movie_control_filters(train, L=L, lags_ms=lags_ms, evaluation=evaluation,
+                                                     scanpaths=scanpaths[tr], features=tables[tr], points=points[at])
+            pr, cv = evaluate_pair(train, test, L=L, lags_ms=lags_ms, evaluation=evaluation, controls=controls[tr],
+                                   tables=tables, points=points[at]["n"])
             for name in list(tables):  # free the tables no later pair of this model reads
                 if all(name not in later for later in pairs[p + 1 :]):
                     del tables[name]

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from psybench.io.coords import Coordinate
+from psybench.units import frames_to_ms
 
 __all__ = ["grid_coords"]
 
@@ -34,7 +35,7 @@ def grid_coords(attrs: Mapping[str, Any], n_t: int) -> dict[str, Coordinate]:
     if times is not None and len(times) == n_t:
         t = np.asarray(times, dtype=float)
     else:
-        t = np.arange(n_t) * 1000.0 / float(attrs["frames_per_s"])
+        t = frames_to_ms(np.arange(n_t), attrs["frames_per_s"])
     gw, gh = (int(v) for v in attrs["grid"])
     sw, sh = (float(v) for v in (attrs.get("source_size") or (gw, gh)))
     ppd = attrs.get("px_per_deg")

@@ -17,6 +17,7 @@ import numpy as np
 
 from psybench.attention.defaults import GRID
 from psybench.attention.grid_coords import grid_coords
+from psybench.units import frames_to_ms
 
 __all__ = ["MovieReadError", "check_grid", "ingest_movie", "ingest_frames"]
 
@@ -234,7 +235,7 @@ def _container_rate(path, fps: float, times: np.ndarray, *, override: bool) -> f
     if not fps > 0:
         raise MovieReadError(f"movie file {path} reports no frame rate and no frame timestamps: pass frames_per_s")
     if stamped:
-        drift = np.abs(times - times[0] - np.arange(n) * 1000.0 / fps)
+        drift = np.abs(times - times[0] - frames_to_ms(np.arange(n), fps))
         k = int(np.argmax(drift))
         if drift[k] > 500.0 / fps:
             raise MovieReadError(

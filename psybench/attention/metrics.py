@@ -27,7 +27,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from psybench.attention.defaults import DENSITY_SIGMA, IN_MEMORY_MB, LAGS_MS, MIN_DIST_FRAC, N_NEGATIVES, N_SPLITS, SEED
+from psybench.attention.defaults import (
+    DEFAULT_EVALUATION,
+    DENSITY_SIGMA,
+    LAGS_MS,
+    N_SPLITS,
+    SEED,
+    EvaluationSettings,
+)
 from psybench.attention.map_metrics import (
     EPS,
     auc_borji,
@@ -238,12 +245,9 @@ def run_metrics(
     out: str | os.PathLike,
     train: str | None = None,
     lags_ms: Sequence[float] = LAGS_MS,
-    n_negatives: int = N_NEGATIVES,
-    min_dist_frac: float = MIN_DIST_FRAC,
+    evaluation: EvaluationSettings | Mapping[str, Any] = DEFAULT_EVALUATION,
     density_sigma: float = DENSITY_SIGMA,
     n_splits: int = N_SPLITS,
-    seed: int = SEED,
-    in_memory_mb: float | None = None,
 ) -> pd.DataFrame:
     """Metrics of untuned and tuned maps of every model, as a long table.
 
@@ -257,8 +261,9 @@ def run_metrics(
     Output columns: model, metric, value, direction ('higher'/'lower'), features,
     L, tuning, train, test, ceiling (the leave-one-observer-out ceiling of the test
     frames of the test movie, :func:`loo_ceiling`). ``model`` is ``"<features> L=<L> <tuning>"``.
-    ``in_memory_mb``: see :func:`psybench.attention.movies.load_movie` (default
-    :data:`~psybench.attention.defaults.IN_MEMORY_MB`).
+    ``evaluation``: the settings the tuned maps share with Table 1 (negatives, their
+    distance, seed; ``in_memory_mb``, see :func:`psybench.attention.movies.load_movie`),
+    or the ``attention.evaluation`` section they are built from.
 
     ``train``: only the pairs training on this movie (a part of the table, one job per
     training movie in the workflow; :func:`gather_metrics` joins the parts). Each pair's
@@ -272,8 +277,9 @@ def run_metrics(
         used = {m for pair in pairs for m in pair}
         feature_stores = {m: stores for m, stores in feature_stores.items() if m in used}
     ceilings: dict[tuple[str, bool], dict[str, float]] = {}
-    in_memory_mb = IN_MEMORY_MB if in_memory_mb is None else in_memory_mb
-    movies = load_movies(feature_stores, gaze_tables, in_memory_mb=in_memory_mb)
+    evaluation = EvaluationSettings.from_config(evaluation)
+    n_negatives, min_dist_frac, seed = evaluation.n_negatives, evaluation.min_dist_frac, evaluation.seed
+    movies = load_movies(feature_stores, gaze_tables, in_memory_mb=evaluation.in_memory_mb)
     scores: dict[tuple[int, int], list[dict[str, float]]] = {}  # (model, pair) -> [untuned, tuned]
     for p, (tr, te) in enumerate(pairs):  # all models of a pair scored together: shared random negatives
         maps = []

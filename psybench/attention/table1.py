@@ -23,7 +23,7 @@ from typing import Any
 import pandas as pd
 
 from psybench.attention.controls import control_scanpaths
-from psybench.attention.defaults import IN_MEMORY_MB, N_SETS, SEED
+from psybench.attention.defaults import DEFAULT_EVALUATION, EvaluationSettings
 from psybench.attention.evaluate import evaluate
 from psybench.attention.figures import plot_curves
 from psybench.attention.movies import load_movie, load_movies
@@ -42,6 +42,7 @@ def run_evaluation(
     table_path: str | os.PathLike,
     curves_path: str | os.PathLike,
     figure_path: str | os.PathLike,
+    evaluation: EvaluationSettings | Mapping[str, Any] = DEFAULT_EVALUATION,
     **kwargs,
 ) -> pd.DataFrame:
     """Load stores and tables, run :func:`~psybench.attention.evaluate.evaluate`, write table1, curves and figure.
@@ -50,13 +51,16 @@ def run_evaluation(
     ----------
     feature_stores : mapping movie -> features label -> store path
     gaze_tables : mapping movie -> gaze table path
+    evaluation : EvaluationSettings or mapping
+        The settings (or the ``attention.evaluation`` section they are built from);
+        its ``in_memory_mb`` goes to :func:`~psybench.attention.movies.load_movies`,
+        the whole to :func:`~psybench.attention.evaluate.evaluate`.
     **kwargs
-        ``in_memory_mb`` goes to :func:`~psybench.attention.movies.load_movies`, the rest to
-        :func:`~psybench.attention.evaluate.evaluate`
-        (models, pairs, ...).
+        The rest of :func:`~psybench.attention.evaluate.evaluate` (models, pairs, lags_ms, ...).
     """
-    movies = load_movies(feature_stores, gaze_tables, in_memory_mb=kwargs.pop("in_memory_mb", IN_MEMORY_MB))
-    table, curves = evaluate(movies, **kwargs)
+    evaluation = EvaluationSettings.from_config(evaluation)
+    movies = load_movies(feature_stores, gaze_tables, in_memory_mb=evaluation.in_memory_mb)
+    table, curves = evaluate(movies, evaluation=evaluation, **kwargs)
     write_table(table, table_path)
     write_table(curves, curves_path)
     plot_curves(curves, figure_path)
@@ -69,19 +73,19 @@ def run_control_scanpaths(
     gaze_table: str | os.PathLike,
     *,
     out: str | os.PathLike,
-    n_sets: int = N_SETS,
-    n_per_set: int | None = None,
-    seed: int = SEED,
-    **_evaluation: Any,
+    evaluation: EvaluationSettings | Mapping[str, Any] = DEFAULT_EVALUATION,
 ) -> pd.DataFrame:
     """Draw the random controls' trajectories of a training movie and write them as one table.
 
     The feature store only gives the movie's frame count, rate and gaze frame size.
     Output columns: the per-frame gaze columns, ``category`` (rs, rp) and ``set``
-    (0 .. n_sets - 1). ``_evaluation``: the other evaluation settings, unused.
+    (0 .. n_sets - 1), drawn with ``evaluation``'s n_sets, n_per_set and seed (the
+    settings, or the ``attention.evaluation`` section they are built from).
     """
+    evaluation = EvaluationSettings.from_config(evaluation)
     m = load_movie(movie, feature_store, gaze_table, decode=False)
-    paths = control_scanpaths(m, m.gaze, n_sets=n_sets, n_per_set=n_per_set, seed=seed)
+    paths = control_scanpaths(m, m.gaze, n_sets=evaluation.n_sets, n_per_set=evaluation.n_per_set,
+                              seed=evaluation.seed)
     table = pd.concat([t.assign(category=c, set=k) for c in CONTROL_CATEGORIES for k, t in enumerate(paths[c])],
                       ignore_index=True)
     write_table(table, out)
@@ -112,8 +116,7 @@ def run_evaluation_part(
     table_path: str | os.PathLike,
     curves_path: str | os.PathLike,
     lags_ms: Sequence[float],
-    in_memory_mb: float = IN_MEMORY_MB,
-    **evaluation: Any,
+    evaluation: EvaluationSettings | Mapping[str, Any] = DEFAULT_EVALUATION,
 ) -> pd.DataFrame:
     """Table 1 rows and curves of one model row on the (train, test) pairs of one training movie.
 
@@ -127,7 +130,7 @@ def run_evaluation_part(
     """
     part = {**model, "table": table_path, "curves": curves_path}
     return run_evaluation_parts({model["features"]: feature_stores}, gaze_tables, scanpaths=scanpaths, parts=[part],
-                                train=train, pairs=pairs, lags_ms=lags_ms, in_memory_mb=in_memory_mb, **evaluation)
+                                train=train, pairs=pairs, lags_ms=lags_ms, evaluation=evaluation)
 
 
 def run_evaluation_parts(
@@ -139,8 +142,7 @@ def run_evaluation_parts(
     train: str,
     pairs: Sequence[Sequence[str]],
     lags_ms: Sequence[float],
-    in_memory_mb: float = IN_MEMORY_MB,
-    **evaluation: Any,
+    evaluation: EvaluationSettings | Mapping[str, Any] = DEFAULT_EVALUATION,
 ) -> pd.DataFrame:
     """The parts of every model row trained on one movie, in one process; each part's files as
     :func:`run_evaluation_part` writes them alone.
@@ -155,12 +157,14 @@ def run_evaluation_parts(
     scanpaths : path of the training movie's :func:`run_control_scanpaths` table
     parts : sequence of mappings with keys features (model name), L, table, curves (output paths)
     train : the training movie; only the pairs training on it are evaluated (once each)
+    evaluation : the settings, or the config's ``attention.evaluation`` section they are built from
 
     Returns
     -------
     DataFrame
         The rows of every part, in the order of ``parts``.
     """
+    evaluation = EvaluationSettings.from_config(evaluation)
     tests = list(dict.fromkeys(te for tr, te in pairs if tr == train))
     if not tests:
         raise ValueError(f"attention.pairs has no pair training on movie {train!r}")
@@ -169,10 +173,10 @@ def run_evaluation_parts(
         if p["features"] not in feature_stores:
             raise ValueError(f"no feature stores of model {p['features']!r} for its evaluation part")
     stores = {m: {p["features"]: feature_stores[p["features"]][m] for p in parts} for m in movies}
-    loaded = load_movies(stores, gaze_tables, in_memory_mb=in_memory_mb)
+    loaded = load_movies(stores, gaze_tables, in_memory_mb=evaluation.in_memory_mb)
     models = [{"features": p["features"], "L": int(p["L"])} for p in parts]
     table, curves = evaluate(loaded, models=models, pairs=[(train, te) for te in tests], lags_ms=lags_ms,
-                             scanpaths={train: read_control_scanpaths(scanpaths)}, **evaluation)
+                             evaluation=evaluation, scanpaths={train: read_control_scanpaths(scanpaths)})
     for p, m in zip(parts, models):
         rows = (table["features"] == m["features"]) & (table["L"] == m["L"])
         write_table(table[rows].reset_index(drop=True), p["table"])

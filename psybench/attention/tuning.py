@@ -29,6 +29,7 @@ import pandas as pd
 
 from psybench.attention.defaults import MIN_DIST_FRAC, N_NEGATIVES, SCATTER, SEED
 from psybench.attention.movies import MovieData
+from psybench.units import frame_ms, ms_to_frames
 
 __all__ = [
     "SCATTERS",
@@ -56,7 +57,8 @@ def lag_frames(lags_ms: Sequence[float], frames_per_s: float) -> list[int]:
 
     Frame ``k`` is on screen during ``[k, k + 1) * 1000 / fps`` ms, so the frame on
     screen ``lag`` ms before the onset of frame ``t`` is ``t - ceil(lag * fps / 1000)``
-    (a tolerance of 1e-6 frame absorbs floating-point error: 100 ms at 10 frames/s is
+    (:func:`psybench.units.ms_to_frames`, ``rounding="ceil"``: a tolerance of 1e-6 frame
+    absorbs floating-point error: 100 ms at 10 frames/s is
     exactly 1 frame; at 25 frames/s, 2.5 frames -> the frame 3 back, shown from 120 to
     80 ms before the onset).
 
@@ -73,13 +75,13 @@ def lag_frames(lags_ms: Sequence[float], frames_per_s: float) -> list[int]:
     for lag in lags_ms:
         if lag < 0:
             raise LagResolutionError(f"lag {lag} ms is negative: lags are past times")
-        out.append(int(np.ceil(lag * fps / 1000.0 - 1e-6)) if lag > 0 else 0)
+        out.append(ms_to_frames(lag, fps, rounding="ceil") if lag > 0 else 0)
     seen: dict[int, float] = {}
     for lag, k in zip(lags_ms, out):
         if k in seen and seen[k] != lag:
             raise LagResolutionError(
                 f"at {fps:g} frames/s the lags {seen[k]:g} ms and {lag:g} ms both fall on the frame {k} back "
-                f"(one frame = {1000 / fps:g} ms): raise the frame rate or space the lags by a frame"
+                f"(one frame = {frame_ms(fps):g} ms): raise the frame rate or space the lags by a frame"
             )
         seen[k] = lag
     return out

@@ -33,9 +33,12 @@ spans ten samples, while a 10 deg/s target still moves under one pixel per frame
 from __future__ import annotations
 
 import dataclasses
+import numbers
 import warnings
 from collections.abc import Mapping
 from typing import Any
+
+from psybench import units
 
 __all__ = ["Display", "TemporalAliasingWarning", "direction_deg", "wrap_deg"]
 
@@ -73,13 +76,24 @@ class Display:
     supersample: int = 4
 
     def __post_init__(self) -> None:
+        # one form from the config to every artifact: a YAML ``frames_per_s: 100`` and a
+        # generalisation level ``100.0`` give the same display and the same store attributes
+        for key, kind in (("px_per_deg", float), ("frames_per_s", float), ("background", float)):
+            value = getattr(self, key)
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                raise ValueError(f"display.{key} must be a number, got {value!r}")
+            object.__setattr__(self, key, kind(value))
         for key in ("px_per_deg", "frames_per_s"):
             if not getattr(self, key) > 0:
                 raise ValueError(f"display.{key} must be > 0, got {getattr(self, key)!r}")
         for key in ("width_px", "height_px", "supersample"):
             value = getattr(self, key)
-            if int(value) != value or value < 1:
+            if isinstance(value, bool) or not isinstance(value, numbers.Real) or int(value) != value or value < 1:
                 raise ValueError(f"display.{key} must be a positive integer, got {value!r}")
+            object.__setattr__(self, key, int(value))
+        if self.antialias not in (True, False):
+            raise ValueError(f"display.antialias must be true or false, got {self.antialias!r}")
+        object.__setattr__(self, "antialias", bool(self.antialias))
         if not 0.0 < self.background < 1.0:
             raise ValueError(f"display.background must lie in (0, 1), got {self.background!r}")
 
@@ -101,13 +115,13 @@ class Display:
         return px_per_frame * self.frames_per_s / self.px_per_deg
 
     def ms_to_frames(self, ms: float) -> int:
-        """Number of whole frames in a duration given in milliseconds."""
-        return int(round(ms * self.frames_per_s / 1000.0))
+        """Number of whole frames in a duration given in milliseconds (:func:`psybench.units.ms_to_frames`)."""
+        return units.ms_to_frames(ms, self.frames_per_s)
 
     @property
     def frame_ms(self) -> float:
-        """Duration of one frame in milliseconds."""
-        return 1000.0 / self.frames_per_s
+        """Duration of one frame in milliseconds (:func:`psybench.units.frame_ms`)."""
+        return units.frame_ms(self.frames_per_s)
 
     def contrast_levels(self, michelson: float) -> tuple[float, float]:
         """Return ``(L_min, L_max)`` for a Michelson contrast around the background.
@@ -185,7 +199,8 @@ class Display:
 
         out: dict[str, Any] = {}
         if n_t is not None:
-            out["t"] = Coordinate(np.arange(n_t) * self.frame_ms, "ms", long_name="time from stimulus onset")
+            t_ms = units.frames_to_ms(np.arange(n_t), self.frames_per_s)
+            out["t"] = Coordinate(t_ms, "ms", long_name="time from stimulus onset")
         for name, n in (("y", height), ("x", width)):
             if n is not None:
                 out[name] = Coordinate((np.arange(n) + 0.5 - n / 2) / self.px_per_deg, "deg",

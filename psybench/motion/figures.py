@@ -16,6 +16,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+from psybench import units  # noqa: E402
 from psybench.io.atomic import atomic_output  # noqa: E402
 from psybench.io.integrity import open_group, verify_store  # noqa: E402
 from psybench.motion import EXPERIMENTS  # noqa: E402
@@ -66,7 +67,7 @@ def stimuli_montage(stimulus_paths: Sequence[str | os.PathLike], out: str | os.P
             ax.imshow(np.asarray(frames[t]), cmap="gray", vmin=0, vmax=1, interpolation="nearest")
             ax.set_xticks([])
             ax.set_yticks([])
-            ax.text(0.03, 0.97, f"{t * 1000 / fps:.0f} ms", transform=ax.transAxes, fontsize=5, va="top",
+            ax.text(0.03, 0.97, f"{units.frames_to_ms(t, fps):.0f} ms", transform=ax.transAxes, fontsize=5, va="top",
                     bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.7})
         axes[row, 3 * group + 1].set_title(_name(p), fontsize=6)
     fig.tight_layout()
@@ -218,7 +219,7 @@ def direction_error_figure(
         fps = store.attrs["display"]["frames_per_s"]
         err = store["direction_error_deg"][...]
         speed = store["speed_deg_s"][...]
-        t = np.arange(err.shape[0]) * 1000.0 / fps
+        t = units.frames_to_ms(np.arange(err.shape[0]), fps)
         groups.setdefault(stim.get("experiment", "?"), []).append((_name(p), t, err, stim, speed))
     fits = read_csv_checked(fits_csv)
     scores = read_csv_checked(scores_csv)

@@ -66,7 +66,9 @@ def _velocity_readout(data: Mapping[str, Any], w: np.ndarray, *, min_speed_fract
     out = dict(data)
     out["direction_error_deg"] = direction_error(w, float(truth), min_speed=thr)
     out["direction_deg"] = np.where(speed_px > thr, direction_deg(w[:, 0], w[:, 1]), np.nan)
-    display = Display.from_config(data["display"]) if data.get("display") else Display()
+    if not data.get("display"):  # the speed in deg/s needs the run's display, never an assumed one
+        raise ValueError(f"readout of {stim.get('name')!r} lacks its display (px_per_deg, frames_per_s)")
+    display = Display.from_config(data["display"])
     out["speed_deg_s"] = speed_px * display.frames_per_s / display.px_per_deg
     return out
 

@@ -48,6 +48,7 @@ from typing import Any
 
 import numpy as np
 
+from psybench import units
 from psybench.io.integrity import open_group, verify_store
 from psybench.motion.display import Display, direction_deg, wrap_deg
 from psybench.motion.population import domain_mean_flow, flow_from_distribution
@@ -410,7 +411,7 @@ def load_readout(path: str | os.PathLike) -> dict[str, Any]:
     data: dict[str, Any] = {k: np.asarray(store[k][...], dtype=np.float64) for k in (
         "mean_flow", "pursuit", "direction_deg", "direction_error_deg", "speed_deg_s")}
     n_t = data["pursuit"].shape[0]
-    data["t_ms"] = np.arange(n_t) * display.frame_ms
+    data["t_ms"] = units.frames_to_ms(np.arange(n_t), display.frames_per_s)
     data["frame_ms"] = display.frame_ms
     for key in ("stimulus", "model", "display", "readout"):
         data[key] = attrs.get(key, {})

@@ -15,6 +15,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from psybench.units import frames_to_ms
+
 __all__ = ["GazeFormatError", "SAMPLE_COLUMNS", "FRAME_COLUMNS", "sample_table", "frame_table", "frame_tables"]
 
 SAMPLE_COLUMNS = ["subject", "movie", "t_ms", "x", "y", "valid"]
@@ -65,7 +67,7 @@ def frame_tables(subjects, movie, xy, frames_per_s) -> pd.DataFrame:
             "subject": np.repeat(np.array([str(s) for s in subjects], dtype=object), T),
             "movie": movie,
             "frame": np.tile(frames, n),
-            "t_ms": np.tile(frames * 1000.0 / frames_per_s, n),
+            "t_ms": np.tile(frames_to_ms(frames, frames_per_s), n),
             "x": xy[:, :, 0].ravel(),
             "y": xy[:, :, 1].ravel(),
             "valid": True,

@@ -7,6 +7,7 @@ import pandas as pd
 
 from psybench.attention.defaults import IVT_THRESHOLD_DEG_S
 from psybench.attention.gaze.columns import FRAME_COLUMNS
+from psybench.units import frames_to_ms, ms_to_frames
 
 __all__ = ["ivt_filter", "resample_to_frames"]
 
@@ -54,12 +55,16 @@ def resample_to_frames(
     """
     if not frames_per_s > 0 or n_frames < 1:
         raise ValueError(f"resample_to_frames: need frames_per_s > 0 and n_frames >= 1, got {frames_per_s}, {n_frames}")
-    frame_ms = 1000.0 / frames_per_s
+    end_ms = frames_to_ms(n_frames, frames_per_s)
     pieces = []
     for (subject, mov), sub in samples.groupby(["subject", "movie"], sort=True):
-        q = np.floor(sub["t_ms"].to_numpy(float) / frame_ms + 1e-9)
-        inside = np.isfinite(q) & (q >= 0) & (q < n_frames)  # a NaN time cast to int is any frame
-        f = np.where(inside, q, -1).astype(int)
+        t = sub["t_ms"].to_numpy(float)
+        # a NaN time cast to int is any frame: only finite times near the movie are placed
+        near = np.isfinite(t) & (t > -end_ms) & (t < 2 * end_ms)
+        q = np.full(len(t), -1, dtype=np.int64)
+        q[near] = ms_to_frames(t[near], frames_per_s, rounding="floor")
+        inside = (q >= 0) & (q < n_frames)
+        f = np.where(inside, q, -1)
         ok = sub["valid"].to_numpy() & inside
         sx = np.bincount(f[ok], weights=sub["x"].to_numpy()[ok], minlength=n_frames)
         sy = np.bincount(f[ok], weights=sub["y"].to_numpy()[ok], minlength=n_frames)
@@ -73,7 +78,7 @@ def resample_to_frames(
                     "subject": str(subject),
                     "movie": str(movie if movie is not None else mov),
                     "frame": np.arange(n_frames),
-                    "t_ms": np.arange(n_frames) * frame_ms,
+                    "t_ms": frames_to_ms(np.arange(n_frames), frames_per_s),
                     "x": x,
                     "y": y,
                     "valid": cnt > 0,

@@ -46,6 +46,7 @@ from psybench.attention.gaze.columns import GazeFormatError, sample_table
 from psybench.attention.gaze.eyelink import is_eyelink_asc, load_eyelink
 from psybench.attention.gaze.geometry import screen_to_movie
 from psybench.attention.gaze.tables import load_table
+from psybench.units import frames_to_ms
 
 __all__ = ["GazeFormatError", "load_csv", "load_crcns", "load_diem", "load_gazecom", "load_arff", "load_gaze"]
 
@@ -257,7 +258,7 @@ def load_diem(
     if screen_px is not None:
         xs, ys = screen_to_movie(xs, ys, screen_px, movie_px, fit=fit)
     return sample_table(
-        subject or subj, movie or mov or stem, (np.asarray(frames) - 1) * 1000.0 / frames_per_s, xs, ys, valid
+        subject or subj, movie or mov or stem, frames_to_ms(np.asarray(frames) - 1, frames_per_s), xs, ys, valid
     )
 
 

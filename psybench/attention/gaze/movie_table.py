@@ -17,6 +17,7 @@ from psybench.attention.gaze.synthetic import synthetic_observers
 from psybench.attention.gaze.validity import MAX_LOST_SHARE, clean_recording, lost_share, screen_bounds
 from psybench.io.store import open_store
 from psybench.io.tables import write_table
+from psybench.units import frames_to_ms
 
 __all__ = ["COUNT_COLUMNS", "write_gaze_table"]
 
@@ -116,7 +117,7 @@ def write_gaze_table(
         )
         counts = []
     elif "gaze" in spec:
-        samples, counts = _load_recordings(movie, spec, store.attrs.get("source_size"), n_frames * 1000.0 / fps)
+        samples, counts = _load_recordings(movie, spec, store.attrs.get("source_size"), frames_to_ms(n_frames, fps))
         samples["movie"] = movie
     else:
         raise ValueError(f"attention.movies.{movie}: needs 'observers' (synthetic) or 'gaze' (files)")

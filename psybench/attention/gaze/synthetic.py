@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from psybench.attention.gaze.columns import frame_tables, sample_table
+from psybench.units import frames_to_ms, ms_to_frames
 
 __all__ = ["synthetic_observers", "random_saccade_scanpaths", "random_physiological_scanpaths"]
 
@@ -67,9 +68,9 @@ def synthetic_observers(
             raise ValueError(f"p_target values must lie in [0, 1], got {p!r}")
     T = len(target_xy)
     w, h = source_size
-    duration_ms = T * 1000.0 / frames_per_s
+    duration_ms = frames_to_ms(T, frames_per_s)
     ts = np.arange(0.0, duration_ms, 1000.0 / sample_hz)
-    fidx = np.minimum((ts * frames_per_s / 1000.0).astype(int), T - 1)
+    fidx = np.minimum(ms_to_frames(ts, frames_per_s, rounding="floor"), T - 1)
     objects = np.stack([target_xy, lure_xy])  # (2, T, 2)
     ss = np.random.SeedSequence(seed)
     frames = []

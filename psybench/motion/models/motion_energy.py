@@ -261,16 +261,17 @@ class _MotionEnergy:
         return self.fused.mt_normalise(lin, np.float32(self.mt_offset), np.float32(self.sigma_mt_sq), out)
 
 
-def speeds_px_per_frame(display: Display | None, speeds_deg_s, model: str) -> np.ndarray:
-    """A population's preferred speeds (deg/s) in px/frame of ``display`` (the default Display if None)."""
+def speeds_px_per_frame(display: Display, speeds_deg_s, model: str) -> np.ndarray:
+    """A population's preferred speeds (deg/s) in px/frame of the run's ``display``."""
+    if not isinstance(display, Display):  # px/frame depends on the run's px/deg and frames/s: never assumed
+        raise TypeError(f"{model}: the velocity grid needs the run's Display, got {display!r}")
     speeds = np.asarray(speeds_deg_s, dtype=float).ravel()
     if speeds.size == 0 or not np.all(np.isfinite(speeds)) or np.any(speeds <= 0):
         raise ValueError(f"{model}: speeds_deg_s must be positive deg/s values, got {speeds.tolist()}")
-    display = Display() if display is None else display
     return speeds * display.px_per_deg / display.frames_per_s
 
 
-def _me_velocities(*, display: Display | None = None, speeds_deg_s=(5.0, 10.0, 20.0, 40.0),
+def _me_velocities(*, display: Display, speeds_deg_s=(5.0, 10.0, 20.0, 40.0),
                    n_velocity_directions=12, **_ignored) -> np.ndarray:
     """The population's velocities (V, 2) in px/frame of ``display`` (see :func:`velocity_grid`)."""
     return velocity_grid(speeds_px_per_frame(display, speeds_deg_s, "simoncelli_heeger"), n_velocity_directions)

@@ -208,7 +208,7 @@ class _V1MT:
 _SPEEDS_DEG_S = (3.75, 7.5, 11.25, 18.75, 37.5)
 
 
-def _v1mt_velocities(*, display: Display | None = None, speeds_deg_s=_SPEEDS_DEG_S, n_velocity_directions=12,
+def _v1mt_velocities(*, display: Display, speeds_deg_s=_SPEEDS_DEG_S, n_velocity_directions=12,
                      **_ignored) -> np.ndarray:
     """The velocity grid (V, 2) in px/frame of ``display`` (see :func:`velocity_grid`)."""
     return velocity_grid(speeds_px_per_frame(display, speeds_deg_s, "tlapale_v1mt"), n_velocity_directions)
