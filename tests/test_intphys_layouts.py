@@ -1,4 +1,4 @@
-"""Every published IntPhys layout is ingested, detected and recorded (issue 13, delivers 1, 2 and 5).
+"""Every published IntPhys layout is ingested, detected and recorded.
 
 The trees follow the public code that wrote or read the releases:
 
@@ -165,7 +165,7 @@ def test_unknown_layouts_name_the_file_and_what_was_expected(trees, tmp_path):
 
 
 def test_shard_files_are_few_and_data_unchanged(trees, tmp_path, monkeypatch):
-    """Zarr v3 sharding codec (issue 13, deliver 6): one file per shard of whole-movie chunks, data and
+    """Zarr v3 sharding codec: one file per shard of whole-movie chunks, data and
     checksums as without sharding. Chunk = 2 movies, shard = 6 movies: 72 movies -> 12 files per array
     instead of 36."""
     import psybench.intphys.ingest.shard as shard_mod
@@ -189,7 +189,7 @@ def test_shard_files_are_few_and_data_unchanged(trees, tmp_path, monkeypatch):
 
 
 def test_observation_holds_no_labels_even_where_status_has_them(trees, tmp_path):
-    """Issue 13, deliver 4 (library level; the workflow test runs a cheating user model): the metadata table
+    """Library level (the workflow test runs a cheating user model): the metadata table
     beside the store has `possible` and the conditions, the Observation a model receives has neither."""
     import dataclasses
 
