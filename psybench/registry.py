@@ -113,6 +113,8 @@ class Algorithm:
     description: str = ""
     source: str = "builtin"
     required: tuple[str, ...] = ()  # parameters without a default: the config must give them
+    # {parameter: (smallest, largest)} accepted by config validation (None: open); declared with register
+    bounds: Mapping[str, tuple[float | None, float | None]] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -148,12 +150,22 @@ class ModelSpec:
 
 
 def register(
-    name: str, *, track: str, kind: str, reference: str = "", description: str = ""
+    name: str,
+    *,
+    track: str,
+    kind: str,
+    reference: str = "",
+    description: str = "",
+    bounds: Mapping[str, tuple[float | None, float | None]] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Decorator registering a built-in algorithm; its parameters with defaults are the defaults.
 
     Parameters are the arguments after the kind's data arguments (:func:`psybench.model_params.model_parameters`);
     psybench's own algorithms make them keyword-only, and give each a default.
+    ``bounds`` ``{parameter: (smallest, largest)}`` (``None``: open) are the values
+    config validation accepts (:func:`psybench.config_checks.check_model_params`),
+    declared here next to the signature so that renaming a parameter is one edit: a
+    bound naming no parameter of the function fails at registration.
     """
     if track not in TRACKS:
         raise ValueError(f"algorithm {name!r}: track must be one of {TRACKS}, got {track!r}")
@@ -166,14 +178,23 @@ def register(
         if name in _ALGORITHMS and _ALGORITHMS[name].function is not func:
             raise ValueError(f"algorithm {name!r} is registered twice")
         doc = (inspect.getdoc(func) or "").splitlines()
+        defaults, required = model_parameters(func, kind)
+        unknown = sorted(set(bounds or {}) - {*defaults, *required})
+        if unknown:
+            raise ValueError(f"algorithm {name!r}: bounds name {unknown}, not parameters of the function "
+                             f"(parameters: {sorted({*defaults, *required})})")
+        for key, pair in (bounds or {}).items():
+            if not (isinstance(pair, tuple) and len(pair) == 2):
+                raise ValueError(f"algorithm {name!r}: bounds[{key!r}] must be (smallest, largest), got {pair!r}")
         _ALGORITHMS[name] = Algorithm(
             name=name,
             function=func,
             track=track,
             kind=kind,
-            defaults=model_parameters(func, kind)[0],
+            defaults=defaults,
             reference=reference,
             description=description or (doc[0] if doc else ""),
+            bounds=dict(bounds or {}),
         )
         return func
 
