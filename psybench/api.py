@@ -184,7 +184,7 @@ def _score_motion(spec: ModelSpec, cfg: Mapping[str, Any], experiment: str | Non
     return score_rows(table, fits=[fits], results_root=work)
 
 
-def _score_intphys(spec: ModelSpec, entry: Mapping[str, Any], cfg: Mapping[str, Any], block: str | None,
+def _score_intphys(spec: ModelSpec, cfg: Mapping[str, Any], block: str | None,
                    work: Path, *, threads: int, progress: _Steps) -> pd.DataFrame:
     """rules/intphys.smk in order: (generate,) ingest, metadata, (train,) predict, scores, score rows."""
     from psybench.intphys.generate import generate_intphys
@@ -222,7 +222,7 @@ def _score_intphys(spec: ModelSpec, entry: Mapping[str, Any], cfg: Mapping[str, 
     predictions = []
     for i, (store, table) in enumerate(stores[ip["eval_split"]]):
         out = work / spec.name / "predictions" / f"shard_{i:04d}.csv"
-        predict_shard(entry, store, table, out, weights=weights, threads=threads)
+        predict_shard(spec, store, table, out, weights=weights, threads=threads)
         predictions.append(out)
         progress.step(f"{spec.name} on shard {i:04d}")
     scores = work / spec.name / "scores.csv"
@@ -337,7 +337,7 @@ def score(
             rows = score_attention(entry, spec, cfg, experiment, work, stimuli=stimuli, gaze=gaze, threads=threads,
                                    progress=line)
         else:
-            rows = _score_intphys(spec, entry, cfg, experiment, work, threads=threads, progress=line)
+            rows = _score_intphys(spec, cfg, experiment, work, threads=threads, progress=line)
     line.done()
     rows["source"] = f"psybench.score({benchmark})"
     return rows

@@ -31,18 +31,9 @@ from psybench.units import ms_to_frames
 
 __all__ = [
     "check_finite", "check_callables", "check_model_params", "check_cross_keys", "check_memory",
-    "array_estimates", "machine_memory_bytes", "PARAM_MAX",
+    "array_estimates", "machine_memory_bytes",
 ]
 
-# Largest value of a built-in model parameter, by name: iteration counts and pyramid
-# levels beyond these do not change a result on a display of at most 4096 px but can
-# run for days (a 1e9-iteration Horn & Schunck solve).
-PARAM_MAX = {
-    "n_iter": 100_000, "iterations": 10_000, "n_warps": 1_000, "levels": 16,
-    "gradient_descent_iterations": 10_000, "variational_refinement_iterations": 10_000,
-    "n_directions": 360, "n_velocity_directions": 360, "threads": 256, "downsample": 64,
-    "mt_downsample": 64, "match_downsample": 64,
-}
 # Longest rendered pop-out movie: 1e5 frames is 2.8 h at the paper's 10 frames/s.
 POPOUT_MAX_FRAMES = 100_000
 
@@ -99,24 +90,28 @@ def _is_number(v: Any) -> bool:
 
 
 def check_model_params(config: Mapping[str, Any], models: Mapping[str, Mapping[str, Any]]) -> None:
-    """Check every model parameter against its default's type (and, for built-ins, sign and bound).
+    """Check every model parameter against its default's type (and, for built-ins, sign and bounds).
 
     A parameter whose default is a number takes one number (not a list), an integer
     default takes an integer, a tuple default takes a list of numbers. A built-in
-    algorithm's parameter whose default is >= 0 takes no negative value and stays
-    within :data:`PARAM_MAX`. User callables get the type checks only: their signs
-    are theirs to define.
+    algorithm's parameter whose default is >= 0 takes no negative value, and stays
+    within the bounds its algorithm declares where it is registered
+    (:attr:`psybench.registry.Algorithm.bounds`). User callables get the type checks
+    only: their signs are theirs to define.
     """
     for track, specs in models.items():
         index = {e["name"]: i for i, e in enumerate(config[track].get("models") or [])}
         for name, spec in specs.items():
-            defaults, builtin = spec.algorithm.defaults, spec.algorithm.source != "user"
+            algo = spec.algorithm
             for p, value in (config[track]["models"][index[name]].get("params") or {}).items():
                 key = f"{track}.models[{index[name]}].params.{p}"
-                _check_param(key, f"model {name!r}", value, defaults.get(p), builtin)
+                bounds = algo.bounds.get(p, (None, None)) if algo.source != "user" else None
+                _check_param(key, f"model {name!r}", value, algo.defaults.get(p), bounds)
 
 
-def _check_param(key: str, owner: str, value: Any, default: Any, builtin: bool) -> None:
+def _check_param(key: str, owner: str, value: Any, default: Any,
+                 bounds: tuple[float | None, float | None] | None) -> None:
+    """``bounds``: the declared (smallest, largest) of a built-in's parameter; None for a user callable."""
     where = f"({owner}, default {default!r})"
     if _is_number(default):
         if not _is_number(value):
@@ -130,13 +125,16 @@ def _check_param(key: str, owner: str, value: Any, default: Any, builtin: bool) 
         values = list(value)
     else:
         return
-    if not builtin:
+    if bounds is None:
         return
-    if min(default if isinstance(default, tuple) else (default,)) >= 0 and min(values) < 0:
+    low, high = bounds
+    if (low == 0 or (low is None and min(default if isinstance(default, tuple) else (default,)) >= 0)) \
+            and min(values) < 0:
         raise _error(key, f"{min(values)!r} is negative; this parameter takes values >= 0 {where}")
-    bound = PARAM_MAX.get(key.rsplit(".", 1)[1])
-    if bound is not None and max(values) > bound:
-        raise _error(key, f"{max(values)!r} exceeds {bound}, the largest value psybench accepts {where}")
+    if low is not None and min(values) < low:
+        raise _error(key, f"{min(values)!r} is below {low}, the smallest value psybench accepts {where}")
+    if high is not None and max(values) > high:
+        raise _error(key, f"{max(values)!r} exceeds {high}, the largest value psybench accepts {where}")
 
 
 def _inside_project(key: str, value: str, *, must_exist: str = "file") -> Path:
@@ -224,7 +222,7 @@ def _check_attention(section: Mapping[str, Any]) -> None:
         for kw, value in (spec.get("popout") or {}).items():
             if kw not in popout_keys:
                 raise _error(f"{key}.popout.{kw}", f"unknown pop-out keyword {kw!r}; known: {popout_keys}")
-            _check_param(f"{key}.popout.{kw}", "render_popout", value, defaults[kw], builtin=False)
+            _check_param(f"{key}.popout.{kw}", "render_popout", value, defaults[kw], None)
         n_frames = (spec.get("popout") or {}).get("n_frames", 1)
         if not 1 <= n_frames <= POPOUT_MAX_FRAMES:
             raise _error(f"{key}.popout.n_frames", f"{n_frames} is outside [1, {POPOUT_MAX_FRAMES}]")

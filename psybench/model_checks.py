@@ -1,7 +1,13 @@
 """The boundary between psybench and a model's function, for every track.
 
-A model function (built in or a user's ``callable``) gets its inputs read-only and
-its outputs checked before anything is stored:
+Every track's model-calling job (motion responses, attention features, IntPhys
+predictions) and :func:`psybench.score` call a model through one path,
+:func:`call_model`: the model's function on its data with its resolved parameters,
+an exception raised inside it turned into a :class:`psybench.registry.ModelError`
+naming the model and what it ran on, and its output checked by :func:`check_output`
+(by kind: a flow, maps, or probabilities per movie) before anything is stored. The
+job runs it under :func:`exits_are_errors`. A model function (built in or a user's
+``callable``) gets its inputs read-only and its outputs checked:
 
 * :func:`read_only` views of the frames, so a function that modifies its input in
   place raises instead of silently changing what the next call (or another model)
@@ -14,7 +20,8 @@ its outputs checked before anything is stored:
   are read-only when the function tried to write to them);
 * :func:`exits_are_errors` makes a function that ends the interpreter
   (``sys.exit``, ``os._exit``) fail with a :class:`ModelExit` naming the model and
-  what it was running on, instead of a job that ends with status 0 and no output.
+  what it was running on, instead of a job that ends with status 0 and no output;
+* :func:`check_probabilities` for an IntPhys model's ``pandas.Series`` of P(movie).
 """
 
 from __future__ import annotations
@@ -23,15 +30,21 @@ import importlib
 import os
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 
-from psybench.registry import ModelError
+from psybench.registry import ModelError, ModelSpec
 
-__all__ = ["read_only", "check_maps", "model_failure", "ModelExit", "exits_are_errors"]
+__all__ = [
+    "read_only", "check_maps", "check_probabilities", "check_output", "model_label", "call_model", "model_blocks",
+    "model_failure", "ModelExit", "exits_are_errors",
+]
+
+#: The output a model of each array kind returns, by name (for the messages).
+_OUTPUT_NAMES = {"pair": "flow", "saliency": "maps"}
 
 
 class ModelExit(ModelError):
@@ -87,6 +100,105 @@ def check_maps(
         n = int(finite.size - np.count_nonzero(finite))
         raise ModelError(f"{who} returned {n} non-finite value(s) (NaN/inf) in {name!r} at {where}")
     return value
+
+
+def check_probabilities(model: str, value: Any, movies: Sequence[str], where: str = "", *,
+                        integers_allowed: bool = False) -> Any:
+    """``value`` as a float ``pandas.Series`` if it holds one finite P in [0, 1] for each of ``movies``, else raise.
+
+    ``integers_allowed``: a numeric non-float Series passes (psybench's own models);
+    a user's Series of 0/1 integers is refused as a bug.
+    """
+    import pandas as pd  # here: planning the workflow imports this module, not pandas
+
+    at = f" (on {where})" if where else ""
+    if not isinstance(value, pd.Series):
+        raise ModelError(f"model {model!r} returned {type(value).__name__}; expected a pandas.Series "
+                         f"(movie id -> P(possible) in [0, 1]){at}")
+    numeric = pd.api.types.is_numeric_dtype(value.dtype) and not pd.api.types.is_bool_dtype(value.dtype)
+    if not pd.api.types.is_float_dtype(value.dtype) and not (integers_allowed and numeric):
+        raise ModelError(f"model {model!r} returned a Series of dtype {value.dtype}; expected floating point "
+                         f"probabilities in [0, 1]{at}")
+    if value.index.has_duplicates:
+        raise ModelError(f"model {model!r} returned movie {value.index[value.index.duplicated()][0]!r} twice{at}")
+    p = value.astype(float)
+    if sorted(map(str, p.index)) != sorted(movies):
+        raise ModelError(f"model {model!r} returned scores for {len(p)} movies, the store has {len(movies)}{at}")
+    bad = p[~np.isfinite(p.to_numpy()) | (p < 0) | (p > 1)]
+    if len(bad):
+        raise ModelError(f"model {model!r} returned P = {float(bad.iloc[0])!r} for movie {bad.index[0]!r}; "
+                         f"need [0, 1]{at}")
+    return p
+
+
+def model_label(spec: ModelSpec) -> str:
+    """What a model is called in messages: ``"saliency model"`` for attention, else ``"model"``."""
+    return "saliency model" if spec.kind == "saliency" else "model"
+
+
+def check_output(spec: ModelSpec, value: Any, expected: Any, where: str) -> Any:
+    """Check what ``spec``'s function returned for its kind; raise :class:`ModelError` naming the model.
+
+    ``expected`` is the shape of a ``pair`` model's flow ``(H, W, 2)`` or a ``saliency``
+    model's maps ``(t, H, W, None)`` (:func:`check_maps`), or the movie ids a
+    ``plausibility`` model scores (:func:`check_probabilities`). A ``stream`` model
+    yields blocks, each checked by the writer of its store (:func:`check_maps` per output).
+    """
+    if spec.kind == "plausibility":
+        return check_probabilities(spec.name, value, list(expected), where,
+                                   integers_allowed=spec.algorithm.source != "user")
+    if spec.kind in _OUTPUT_NAMES:
+        return check_maps(spec.name, _OUTPUT_NAMES[spec.kind], value, expected, where, label=model_label(spec))
+    raise ModelError(f"model {spec.name!r}: a {spec.kind!r} model's output is checked block by block "
+                     "(model_blocks), not by check_output")
+
+
+def call_model(spec: ModelSpec, *data: Any, where: str, expected: Any = None, **keywords: Any) -> Any:
+    """``spec``'s function on ``data`` with its parameters: the one way psybench calls a model.
+
+    Parameters
+    ----------
+    spec : ModelSpec
+        The resolved model (:func:`psybench.registry.as_model`).
+    *data
+        Its kind's data arguments (:data:`psybench.model_params.DATA_ARGUMENTS`).
+    where : str
+        What it runs on, for the messages (``"frames 3-4"``, ``"a block of 8 frames"``).
+    expected : optional
+        Passed to :func:`check_output`; None (a ``stream`` model) returns the output unchecked.
+    **keywords
+        The runner's own keywords (a stream model's ``display``, a saliency model's
+        ``history``) and run-time switches laid over the parameters (``return_p``, ``threads``).
+
+    Raises
+    ------
+    ModelError
+        Naming the model and ``where``, for an exception raised inside the function
+        (the cause kept) or an output that fails the checks.
+    """
+    label = model_label(spec)
+    try:
+        out = spec.algorithm.function(*data, **{**spec.params, **keywords})
+    except ModelError:  # a ModelExit (exits_are_errors) or a model's own ModelError already names it
+        raise
+    except Exception as exc:
+        raise model_failure(spec.name, exc, where, label=label) from exc
+    return out if expected is None else check_output(spec, out, expected, where)
+
+
+def model_blocks(spec: ModelSpec, blocks: Iterable[Any], where: str = "") -> Iterator[Any]:
+    """The blocks a ``stream`` model yields; an exception raised computing one is named as in :func:`call_model`."""
+    it = iter(blocks)
+    while True:
+        try:
+            block = next(it)
+        except StopIteration:
+            return
+        except ModelError:
+            raise
+        except Exception as exc:
+            raise model_failure(spec.name, exc, where, label=model_label(spec)) from exc
+        yield block
 
 
 def model_failure(model: str, exc: BaseException, where: str = "", *, label: str = "model") -> ModelError:

@@ -59,6 +59,9 @@ __all__ = [
     "Benchmark",
     "load_callable",
     "resolve_model",
+    "describe_model",
+    "model_from_description",
+    "as_model",
 ]
 
 TRACKS = ("motion", "attention", "intphys")
@@ -113,6 +116,8 @@ class Algorithm:
     description: str = ""
     source: str = "builtin"
     required: tuple[str, ...] = ()  # parameters without a default: the config must give them
+    # {parameter: (smallest, largest)} accepted by config validation (None: open); declared with register
+    bounds: Mapping[str, tuple[float | None, float | None]] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -135,25 +140,103 @@ class ModelSpec:
     def params_hash(self) -> str:
         return params_hash({"algorithm": self.algorithm.name, "params": dict(self.params)})
 
-    def to_attrs(self) -> dict[str, Any]:
-        """Deterministic description for store attributes."""
-        return {
-            "name": self.name,
-            "algorithm": self.algorithm.name,
-            "source": self.algorithm.source,
-            "kind": self.kind,
-            "params": dict(self.params),
-            "params_hash": self.params_hash,
-        }
+
+def describe_model(spec: ModelSpec) -> dict[str, Any]:
+    """The JSON-able description of a resolved model that every track's jobs receive.
+
+    ``{name, algorithm, source, kind, params, params_hash}``: ``params`` hold every
+    parameter, defaults filled; ``algorithm`` is the registered name, or the
+    ``package.module:function`` path of a user's ``callable`` (``source: "user"``). The
+    workflow resolves each model once, while the Snakefile is parsed, and passes this
+    description as a rule's param (Snakemake compares it to rerun a job whose model
+    changed, and its bytes are part of a cached job's key); the job rebuilds the model
+    with :func:`model_from_description`. The kind names the track
+    (:data:`TRACK_KINDS`). The response stores record it as their ``model`` attribute.
+    """
+    return {
+        "name": spec.name,
+        "algorithm": spec.algorithm.name,
+        "source": spec.algorithm.source,
+        "kind": spec.kind,
+        "params": dict(spec.params),
+        "params_hash": spec.params_hash,
+    }
+
+
+def _track_of_kind(kind: Any) -> str:
+    for track, kinds in TRACK_KINDS.items():
+        if kind in kinds:
+            return track
+    raise ModelError(f"model description: kind {kind!r} is none of {list(KINDS)}")
+
+
+def model_from_description(description: Mapping[str, Any]) -> ModelSpec:
+    """The :class:`ModelSpec` that :func:`describe_model` described, imported again in a job's process.
+
+    The same for every track: the algorithm is looked up in the registry (a user's
+    ``callable`` imported from its path) and the parameters checked again.
+
+    Raises
+    ------
+    ModelError
+        Naming the model, if the description lacks a key, its algorithm is gone, or
+        the rebuilt parameters hash differently (the algorithm's defaults changed since
+        the description was written).
+    """
+    missing = [k for k in ("name", "algorithm", "kind", "params") if k not in description]
+    if missing:
+        raise ModelError(f"model description {dict(description)!r} lacks {missing} (see describe_model)")
+    user = description.get("source", "builtin") == "user"
+    entry: dict[str, Any] = {"name": description["name"], "params": dict(description["params"])}
+    entry["callable" if user else "algorithm"] = description["algorithm"]
+    if user:
+        entry["kind"] = description["kind"]
+    spec = resolve_model(entry, track=_track_of_kind(description["kind"]))
+    recorded = description.get("params_hash")
+    if recorded is not None and recorded != spec.params_hash:
+        raise ModelError(f"model {spec.name!r}: its parameters hash to {spec.params_hash}, not {recorded} as "
+                         "described (the algorithm's defaults changed since the workflow was planned)")
+    return spec
+
+
+def as_model(model: ModelSpec | Mapping[str, Any], *, track: str) -> ModelSpec:
+    """A :class:`ModelSpec` from a resolved spec, its description, or a config entry of ``track``.
+
+    A description (the mapping :func:`describe_model` returns, recognised by its
+    ``params_hash``) is rebuilt with :func:`model_from_description`; a config entry
+    (``{name, algorithm | callable, params}``) is resolved with :func:`resolve_model`.
+    """
+    if isinstance(model, ModelSpec):
+        spec = model
+    elif isinstance(model, Mapping) and "params_hash" in model:
+        spec = model_from_description(model)
+    elif isinstance(model, Mapping):
+        spec = resolve_model(model, track=track)
+    else:
+        raise ModelError(f"expected a model (ModelSpec, its description or a config entry), "
+                         f"got {type(model).__name__}")
+    if spec.track != track:
+        raise ModelError(f"model {spec.name!r} belongs to track {spec.track!r}, not {track!r}")
+    return spec
 
 
 def register(
-    name: str, *, track: str, kind: str, reference: str = "", description: str = ""
+    name: str,
+    *,
+    track: str,
+    kind: str,
+    reference: str = "",
+    description: str = "",
+    bounds: Mapping[str, tuple[float | None, float | None]] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Decorator registering a built-in algorithm; its parameters with defaults are the defaults.
 
     Parameters are the arguments after the kind's data arguments (:func:`psybench.model_params.model_parameters`);
     psybench's own algorithms make them keyword-only, and give each a default.
+    ``bounds`` ``{parameter: (smallest, largest)}`` (``None``: open) are the values
+    config validation accepts (:func:`psybench.config_checks.check_model_params`),
+    declared here next to the signature so that renaming a parameter is one edit: a
+    bound naming no parameter of the function fails at registration.
     """
     if track not in TRACKS:
         raise ValueError(f"algorithm {name!r}: track must be one of {TRACKS}, got {track!r}")
@@ -166,14 +249,23 @@ def register(
         if name in _ALGORITHMS and _ALGORITHMS[name].function is not func:
             raise ValueError(f"algorithm {name!r} is registered twice")
         doc = (inspect.getdoc(func) or "").splitlines()
+        defaults, required = model_parameters(func, kind)
+        unknown = sorted(set(bounds or {}) - {*defaults, *required})
+        if unknown:
+            raise ValueError(f"algorithm {name!r}: bounds name {unknown}, not parameters of the function "
+                             f"(parameters: {sorted({*defaults, *required})})")
+        for key, pair in (bounds or {}).items():
+            if not (isinstance(pair, tuple) and len(pair) == 2):
+                raise ValueError(f"algorithm {name!r}: bounds[{key!r}] must be (smallest, largest), got {pair!r}")
         _ALGORITHMS[name] = Algorithm(
             name=name,
             function=func,
             track=track,
             kind=kind,
-            defaults=model_parameters(func, kind)[0],
+            defaults=defaults,
             reference=reference,
             description=description or (doc[0] if doc else ""),
+            bounds=dict(bounds or {}),
         )
         return func
 

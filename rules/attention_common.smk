@@ -1,7 +1,10 @@
 # Attention track: the resolved models and every input and params function of
 # rules/attention.smk, from config["attention"] (validated and filled with the schema's
 # defaults in rules/common.smk).
+import dataclasses
+
 from psybench.attention.models import metrics_settings, pair_movies, saliency_models
+from psybench.registry import describe_model
 
 # input and params functions
 ATTENTION = config["attention"]
@@ -55,13 +58,16 @@ ATTENTION_FEATURE_STORES = {
 
 
 def get_attention_feature_batch(wildcards):
-    """Every feature store of a movie: [{out, model (family), params (defaults filled), code_hash}], where
-    code_hash covers the job's code and the saliency model's own module with its imports (a user's too)."""
+    """Every feature store of a movie: [{out, model (its description, psybench.registry.describe_model),
+    code_hash}], where code_hash covers the job's code and the saliency model's own module with its
+    imports (a user's too)."""
     out = []
     for key, m in ATTENTION_FEATURES.items():
         path = f"results/attention/features/{key}/{wildcards.attention_movie}.zarr"
         code = get_code_hash("attention_features.py", modules=(m.spec.algorithm.function.__module__,))
-        out.append({"out": path, "model": m.family, "params": dict(m.spec.params), "code_hash": code})
+        # named by its family: a store shared by models of equal family and parameters depends on no label
+        family = dataclasses.replace(m.spec, name=m.spec.algorithm.name)
+        out.append({"out": path, "model": describe_model(family), "code_hash": code})
     return out
 
 

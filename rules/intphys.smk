@@ -120,7 +120,7 @@ if INTPHYS_PREDICTIONS:
             "../envs/psybench.yaml"
         threads: 1
         params:
-            model=get_intphys_model_entry,
+            model=get_intphys_model_description,
             code_hash=get_intphys_model_code,
         script:
             "../scripts/intphys_predict.py"

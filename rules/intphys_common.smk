@@ -8,6 +8,7 @@ from psybench.intphys.models import TRAINED_ALGORITHMS
 from psybench.intphys.shards import count_movies, shard_ids
 from psybench.io.inputs import listing_change, listing_path, quarantine_changed_tree, tree_digest
 from psybench.io.rebuild import record_moved
+from psybench.registry import describe_model
 
 # input and params functions
 
@@ -101,9 +102,9 @@ def get_intphys_train_stores(wildcards):
     return expand("results/intphys/stores/{split}/shard_{shard}.zarr", split=split, shard=intphys_shards(split))
 
 
-def get_intphys_model_entry(wildcards):
-    """The model's config entry ``{name, algorithm | callable, params}`` (resolved again by the job)."""
-    return next(dict(m) for m in INTPHYS["models"] if m["name"] == wildcards.model)
+def get_intphys_model_description(wildcards):
+    """The model's description (psybench.registry.describe_model), rebuilt by the job."""
+    return describe_model(INTPHYS_MODELS[wildcards.model])
 
 
 def get_intphys_model_code(wildcards):

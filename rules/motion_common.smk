@@ -6,6 +6,7 @@ from psybench.motion.display import Display
 from psybench.motion.generalisation_set import generalisation_variants
 from psybench.motion.stimuli import stimulus_set
 from psybench.provenance import callable_modules, code_hash
+from psybench.registry import describe_model
 
 # input and params functions
 
@@ -29,7 +30,7 @@ if MOTION_ON:
         raise ConfigError(str(exc)) from None
 
 # {name: ModelSpec}, resolved once in rules/common.smk; a job gets its description
-# (spec.to_attrs(): algorithm, kind, parameters with defaults, hash).
+# (psybench.registry.describe_model: algorithm, kind, parameters with defaults, hash).
 MOTION_MODELS = MODELS["motion"] if MOTION_ON else {}
 
 # The readouts' own code, recorded in the readout stores that motion_scores writes (each
@@ -98,7 +99,7 @@ def get_motion_stimulus_batch(wildcards):
 
 
 def get_motion_model_description(wildcards):
-    return MOTION_MODELS[wildcards.model].to_attrs()
+    return describe_model(MOTION_MODELS[wildcards.model])
 
 
 def get_motion_model_code_hash(wildcards):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import yaml
 
-from psybench.attention.features import feature_maps, saliency_function
+from psybench.attention.features import feature_maps, saliency_model
 from psybench.attention.models import feature_key, pair_movies, saliency_models
 from psybench.config import SCHEMA_PATH, ConfigError, validate_config
 from psybench.registry import list_models
@@ -117,8 +117,9 @@ def test_pairs_must_name_configured_movies():
 
 def test_user_callable_is_a_feature_family(user_module):
     frames = np.random.default_rng(0).random((7, 30, 40)).astype(np.float32)
-    name, func = saliency_function(f"{user_module}:edges")
-    assert name == f"{user_module}:edges"
+    spec = saliency_model(f"{user_module}:edges")
+    name, func = spec.name, spec.algorithm.function
+    assert name == spec.algorithm.name == f"{user_module}:edges" and spec.algorithm.source == "user"
     maps = feature_maps(frames, model=f"{user_module}:edges", chunk_frames=3, gain=2.0).compute()
     assert maps.shape == (7, 30, 40, 2) and maps.dtype == np.float32
     np.testing.assert_array_equal(maps, func(frames, gain=2.0))

@@ -10,13 +10,15 @@ import pytest
 from psybench.io.store import ArraySpec, open_store, write_store
 from psybench.motion.display import Display
 from psybench.motion.models import flow
-from psybench.motion.responses import model_from_description, motion_response_blocks, run_motion_model
+from psybench.motion.responses import motion_response_blocks, run_motion_model
 from psybench.registry import (
     ModelError,
     ModelSpec,
+    describe_model,
     get_algorithm,
     list_models,
     load_callable,
+    model_from_description,
     resolve_model,
 )
 
@@ -181,12 +183,12 @@ def test_model_description_round_trips(stimulus, tmp_path, user_path):
     for entry in ({"name": "hs3", "algorithm": "horn_schunck", "params": {"alpha": 3.0}},
                   {"name": "mine", "callable": f"{user_path}:constant", "kind": "pair", "params": {"u": -1.5}}):
         spec = resolve_model(entry, track="motion")
-        again = model_from_description(spec.to_attrs())
-        assert again.to_attrs() == spec.to_attrs()
+        again = model_from_description(describe_model(spec))
+        assert describe_model(again) == describe_model(spec)
         assert again.algorithm.function is spec.algorithm.function
     # run_motion_model takes the description as it takes the spec
     a = open_store(run_motion_model(spec, path, tmp_path / "a.zarr"))
-    b = open_store(run_motion_model(spec.to_attrs(), path, tmp_path / "b.zarr"))
+    b = open_store(run_motion_model(describe_model(spec), path, tmp_path / "b.zarr"))
     assert a.attrs == b.attrs
     np.testing.assert_array_equal(a["flow"].compute(), b["flow"].compute())
 
@@ -248,7 +250,7 @@ def test_non_motion_kind_is_rejected(stimulus, tmp_path, user_path):
     # ... and by the runner, should a saliency model reach it anyway (a one-frame-argument function: as a
     # saliency model, constant's frame1 would be a parameter without default, refused when resolved)
     spec = resolve_model({"name": "sal", "callable": f"{user_path}:stream", "kind": "saliency"}, track="attention")
-    with pytest.raises(ModelError, match=r"model 'sal': kind 'saliency' is not a motion model kind"):
+    with pytest.raises(ModelError, match=r"model 'sal' belongs to track 'attention', not 'motion'"):
         run_motion_model(spec, path, tmp_path / "sal.zarr")
 
 
@@ -266,8 +268,8 @@ def test_same_algorithm_twice_with_different_params():
     assert a.algorithm is b.algorithm
     assert a.params["alpha"] == 0.1 and a.params["n_iter"] == get_algorithm("horn_schunck").defaults["n_iter"]
     assert a.params_hash != b.params_hash and b.params_hash == c.params_hash
-    assert isinstance(a, ModelSpec) and a.to_attrs() == resolve_model(
-        {"name": "hs_smooth", "algorithm": "horn_schunck", "params": {"alpha": 0.1}}).to_attrs()
+    assert isinstance(a, ModelSpec) and describe_model(a) == describe_model(resolve_model(
+        {"name": "hs_smooth", "algorithm": "horn_schunck", "params": {"alpha": 0.1}}))
 
 
 @pytest.mark.parametrize("entry,message", [
@@ -332,7 +334,7 @@ def test_batch_writes_the_stores_that_single_runs_write(stimulus, tmp_path):
     shutil.copytree(path, other)
     spec = resolve_model({"name": "hs_b", "algorithm": "horn_schunck"})
     alone = [run_motion_model(spec, p, tmp_path / "alone" / p.name, code_hash="h") for p in (path, other)]
-    batch = run_motion_model_batch(spec.to_attrs(), [path, other],
+    batch = run_motion_model_batch(describe_model(spec), [path, other],
                                    [tmp_path / "batch" / p.name for p in (path, other)], code_hash="h")
     for a, b in zip(alone, batch):
         files = sorted(f.relative_to(a) for f in a.rglob("*") if f.is_file())

@@ -195,8 +195,6 @@ def score_attention(
     ev = EvaluationSettings.from_config(section["evaluation"])
     table1, metrics = experiment in (None, "table1"), experiment in (None, "saliency_metrics")
     progress.start(total=3 * len(specs) + table1 * (len(trains) * 2 + 1) + metrics + 1)
-    # the function itself when given as an object (its "module:qualname" may not be importable)
-    family = spec.algorithm.function if callable(entry.get("callable")) else spec.algorithm.name
     key = feature_key(spec)
     features, tables = {}, {}
     for movie, movie_spec in specs.items():
@@ -206,8 +204,8 @@ def score_attention(
         write_gaze_table(movie, movie_spec, store, tables[movie])
         progress.step(f"gaze {movie}")
         features[movie] = work / "features" / key / f"{movie}.zarr"
-        write_feature_store(store, features[movie], model=family, chunk_frames=section["chunk_frames"],
-                            lags_ms=section["lags_ms"], num_workers=threads, **dict(spec.params))
+        write_feature_store(store, features[movie], model=spec, chunk_frames=section["chunk_frames"],
+                            lags_ms=section["lags_ms"], num_workers=threads)
         progress.step(f"{spec.name} features on {movie}")
     files = {}
     if table1:

@@ -23,7 +23,8 @@ def raw_maps(frames: np.ndarray) -> np.ndarray:
 raw_maps.channels = ("I",)
 
 
-@register("pyramid", track="attention", kind="saliency", reference="Shic & Scassellati 2007, sec. 2.2.2")
+@register("pyramid", track="attention", kind="saliency", reference="Shic & Scassellati 2007, sec. 2.2.2",
+          bounds={"levels": (0, 16)})
 def pyramid_maps(frames: np.ndarray, *, levels: int = 3, sigma: float = 1.0) -> np.ndarray:
     """Gaussian-pyramid base maps ``I * G^i``, i = 0..levels-1 (section 2.2.2), shape (T, H, W, levels).
 

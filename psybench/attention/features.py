@@ -40,6 +40,7 @@ size, not the movie length.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -52,30 +53,46 @@ import numpy as np
 from psybench.attention.defaults import CHUNK_FRAMES, LAGS_MS
 from psybench.attention.grid_coords import grid_coords
 from psybench.io.store import ArraySpec, open_store, write_store
-from psybench.model_checks import check_maps, exits_are_errors, model_failure, read_only
-from psybench.registry import ModelError, get_algorithm, list_algorithms, load_callable
+from psybench.model_checks import call_model, exits_are_errors, model_label, read_only
+from psybench.registry import ModelError, ModelSpec, as_model, list_algorithms, resolve_model
 
-__all__ = ["saliency_function", "channel_names", "feature_maps", "write_feature_store", "write_feature_stores"]
+__all__ = ["saliency_model", "channel_names", "feature_maps", "write_feature_store", "write_feature_stores"]
+
+#: What a saliency model may be given as: resolved, its description or config entry, a family name,
+#: a ``package.module:function`` path, or the function itself.
+SaliencyModelLike = ModelSpec | Mapping[str, Any] | str | Callable[..., Any]
 
 
-def saliency_function(model: str | Callable[..., Any]) -> tuple[str, Callable[..., Any]]:
-    """``(name, function)`` of a feature family.
+def saliency_model(model: SaliencyModelLike, **params: Any) -> ModelSpec:
+    """The resolved saliency model (a feature family) with ``params`` (the registry's resolver).
 
     Parameters
     ----------
-    model : str or callable
-        A registered attention saliency model (``"raw"``, ``"pyramid"``, ``"itti"``
-        or a plugin's), a ``"package.module:function"`` path, or the function itself.
+    model : ModelSpec, mapping, str or callable
+        A resolved model, its description (:func:`psybench.registry.describe_model`,
+        what the workflow's jobs receive) or config entry; or a registered attention
+        saliency model (``"raw"``, ``"pyramid"``, ``"itti"`` or a plugin's), a
+        ``"package.module:function"`` path or the function itself, named by that
+        name or path.
+    **params
+        Its parameters (not with a resolved model or description, which carry theirs).
     """
+    if isinstance(model, (ModelSpec, Mapping)):
+        if params:
+            raise ModelError(f"saliency model {getattr(model, 'name', None) or model.get('name')!r}: parameters "
+                             f"{sorted(params)} given beside a resolved model or description, which carries its own")
+        return as_model(model, track="attention")
     if callable(model):
-        return f"{model.__module__}:{model.__qualname__}", model
-    if isinstance(model, str) and ":" in model:
-        return model, load_callable(model, model=model)
-    known = [a.name for a in list_algorithms("attention")]
-    if model not in known:
-        raise ValueError(f"saliency model {model!r} is not one of {known} (the registered attention saliency "
-                         "models) nor a 'package.module:function' path")
-    return model, get_algorithm(model, track="attention").function
+        entry = {"name": f"{model.__module__}:{model.__qualname__}", "callable": model, "kind": "saliency"}
+    elif isinstance(model, str) and ":" in model:
+        entry = {"name": model, "callable": model, "kind": "saliency"}
+    else:
+        known = [a.name for a in list_algorithms("attention")]
+        if model not in known:
+            raise ModelError(f"saliency model {model!r} is not one of {known} (the registered attention saliency "
+                             "models) nor a 'package.module:function' path")
+        entry = {"name": model, "algorithm": model}
+    return resolve_model({**entry, "params": params}, track="attention")
 
 
 def channel_names(func: Callable[..., Any], n: int) -> list[str]:
@@ -87,25 +104,16 @@ def channel_names(func: Callable[..., Any], n: int) -> list[str]:
     return names if len(names) == n else [f"c{i}" for i in range(n)]
 
 
-def _block(src: np.ndarray, drop: int, name: str, func: Callable[..., Any], params: Mapping[str, Any]) -> np.ndarray:
+def _block(spec: ModelSpec, src: np.ndarray, drop: int) -> np.ndarray:
     """Maps of ``src[drop:]``, the model reading ``src[:drop]`` as history if it declares some."""
     src = read_only(np.asarray(src, np.float32))  # a model writing into its input raises, naming it
     t, H, W = src[drop:].shape
-    where = f"a block of {t} frames"
-    try:
-        if getattr(func, "history_frames", 0):
-            out = func(src[drop:], history=src[:drop] if drop else None, **params)
-        else:
-            out = func(src[drop:], **params)
-    except ModelError:  # a ModelExit (exits_are_errors) already names the model
-        raise
-    except Exception as exc:
-        raise model_failure(name, exc, where, label="saliency model") from exc
-    maps = check_maps(name, "maps", out, (t, H, W, None), where, label="saliency model")
+    history = {"history": src[:drop] if drop else None} if getattr(spec.algorithm.function, "history_frames", 0) else {}
+    maps = call_model(spec, src[drop:], where=f"a block of {t} frames", expected=(t, H, W, None), **history)
     return maps.astype(np.float32, copy=False)
 
 
-def feature_maps(frames, *, model: str | Callable[..., Any], chunk_frames: int = CHUNK_FRAMES, **params) -> da.Array:
+def feature_maps(frames, *, model: SaliencyModelLike, chunk_frames: int = CHUNK_FRAMES, **params) -> da.Array:
     """Base maps of a movie as a lazily computed Dask array, shape (T, H, W, K), float32.
 
     Each chunk of ``chunk_frames`` frames is computed by one task from its frames
@@ -115,13 +123,13 @@ def feature_maps(frames, *, model: str | Callable[..., Any], chunk_frames: int =
     Parameters
     ----------
     frames : ndarray or dask.array.Array, shape (T, H, W)
-    model : str or callable
-        The feature family (see :func:`saliency_function`).
+    model : ModelSpec, mapping, str or callable
+        The feature family (see :func:`saliency_model`).
     chunk_frames : int
     **params
         Keyword parameters of the family's function.
     """
-    name, func = saliency_function(model)
+    spec = saliency_model(model, **params)
     if chunk_frames < 1:
         raise ValueError(f"chunk_frames must be >= 1, got {chunk_frames!r}")
     frames = (
@@ -133,13 +141,14 @@ def feature_maps(frames, *, model: str | Callable[..., Any], chunk_frames: int =
         raise ValueError(f"frames must have shape (T, H, W), got {frames.shape}")
     T, H, W = frames.shape
     # the channel count K, from the maps of the first frame
-    C = _block(np.asarray(frames[:1]), 0, name, func, dict(params)).shape[-1]
-    history = int(getattr(func, "history_frames", 0))
+    C = _block(spec, np.asarray(frames[:1]), 0).shape[-1]
+    history = int(getattr(spec.algorithm.function, "history_frames", 0))
+    block = functools.partial(_block, spec)  # the spec as it is: dask would rebuild a dataclass argument
     blocks = []
     for a in range(0, T, chunk_frames):
         b = min(T, a + chunk_frames)
         lo = max(0, a - history)
-        task = dask.delayed(_block)(frames[lo:b], a - lo, name, func, dict(params))
+        task = dask.delayed(block)(frames[lo:b], a - lo)
         blocks.append(da.from_delayed(task, shape=(b - a, H, W, C), dtype=np.float32))
     return da.concatenate(blocks, axis=0)
 
@@ -148,7 +157,7 @@ def write_feature_store(
     stimulus: str | os.PathLike,
     out: str | os.PathLike,
     *,
-    model: str | Callable[..., Any],
+    model: SaliencyModelLike,
     chunk_frames: int = CHUNK_FRAMES,
     lags_ms: tuple[float, ...] = LAGS_MS,
     num_workers: int | None = None,
@@ -158,19 +167,21 @@ def write_feature_store(
     """Compute the base maps of a stimulus store and write them as a feature store.
 
     The store holds ``maps`` (dims t, y, x, channel) and attributes ``features``
-    (saliency model, parameters, channel names), ``lags_ms`` and the stimulus' ``frames_per_s``,
-    ``grid`` and ``source_size``.
+    (the family: registered name or ``package.module:function``; every parameter,
+    defaults filled; channel names), ``lags_ms`` and the stimulus' ``frames_per_s``,
+    ``grid`` and ``source_size``. ``model`` and ``params`` as :func:`saliency_model`.
     """
-    name, func = saliency_function(model)
+    spec = saliency_model(model, **params)
     stim = open_store(stimulus)
     frames = stim["frames"].astype(np.float32)
-    with exits_are_errors(name, f"movie {Path(stimulus).name}", label="saliency model"):  # maps computed as written
-        maps = feature_maps(frames, model=func, chunk_frames=chunk_frames, **params)
-        names = channel_names(func, maps.shape[-1])
+    # the maps are computed as they are written
+    with exits_are_errors(spec.name, f"movie {Path(stimulus).name}", label=model_label(spec)):
+        maps = feature_maps(frames, model=spec, chunk_frames=chunk_frames)
+        names = channel_names(spec.algorithm.function, maps.shape[-1])
         attrs = {k: stim.attrs.get(k) for k in ("frames_per_s", "grid", "source_size", "px_per_deg", "stimulus")}
         attrs.update(
             {
-                "features": {"model": name, "params": dict(params), "channels": names},
+                "features": {"model": spec.algorithm.name, "params": dict(spec.params), "channels": names},
                 "lags_ms": [float(x) for x in lags_ms],
                 "code_hash": code_hash,
             }
@@ -197,8 +208,9 @@ def write_feature_stores(
 
     Parameters
     ----------
-    stores : list of mappings with keys ``out`` (store path), ``model`` (family),
-        ``params`` (its keyword parameters) and ``code_hash``
+    stores : list of mappings with keys ``out`` (store path), ``model`` (the model's
+        description, :func:`psybench.registry.describe_model`, or a family with its
+        keyword ``params``) and ``code_hash``
     """
     return [
         write_feature_store(stimulus, s["out"], model=s["model"], chunk_frames=chunk_frames, lags_ms=lags_ms,

@@ -134,7 +134,8 @@ def _correlate(stack: np.ndarray, kernel: np.ndarray) -> np.ndarray:
 
 
 @register("itti", track="attention", kind="saliency",
-          reference="Itti, Koch & Niebur 1998; Shic & Scassellati 2007, sec. 2.3 and appendix A")
+          reference="Itti, Koch & Niebur 1998; Shic & Scassellati 2007, sec. 2.3 and appendix A",
+          bounds={"levels": (0, 16)})
 def itti_maps(
     frames: np.ndarray,
     history: np.ndarray | None = None,

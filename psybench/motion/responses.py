@@ -46,11 +46,11 @@ import numpy as np
 
 from psybench.io.integrity import open_group, verify_store
 from psybench.io.store import StreamSpec, write_store_stream
-from psybench.model_checks import check_maps, exits_are_errors, model_failure, read_only
+from psybench.model_checks import call_model, check_maps, exits_are_errors, model_blocks, read_only
 from psybench.motion.display import Display
 from psybench.motion.population import domain_mean_flow
 from psybench.progress import progress
-from psybench.registry import ModelError, ModelSpec, resolve_model
+from psybench.registry import ModelError, ModelSpec, as_model, describe_model
 
 __all__ = ["FLOW_COMPRESSORS", "motion_response_blocks", "paired_stores", "run_motion_model", "run_motion_model_batch"]
 
@@ -62,10 +62,6 @@ FLOW_COMPRESSORS = (
     {"name": "blosc", "configuration": {"cname": "lz4", "clevel": 5, "shuffle": "shuffle", "typesize": 4,
                                         "blocksize": 0}},
 )
-
-
-def _check_output(spec: ModelSpec, name: str, block: Any, expected: tuple[int, ...], where: str) -> np.ndarray:
-    return check_maps(spec.name, name, block, expected, where)
 
 
 def motion_response_blocks(
@@ -91,9 +87,9 @@ def motion_response_blocks(
         (a run-time switch, not a model parameter: it is not recorded).
     """
     n_t, height, width = frames.shape
-    func, params = spec.algorithm.function, dict(spec.params)
-    if not population and "return_p" in inspect.signature(func).parameters:
-        params["return_p"] = False
+    switches = {}
+    if not population and "return_p" in inspect.signature(spec.algorithm.function).parameters:
+        switches["return_p"] = False
 
     def load(a: int, b: int) -> np.ndarray:
         block = frames[a:b]
@@ -104,13 +100,7 @@ def motion_response_blocks(
 
     if spec.kind == "pair":
         def pair(i: int, f0: np.ndarray, f1: np.ndarray) -> np.ndarray:
-            try:
-                out = func(f0, f1, **params)
-            except ModelError:
-                raise
-            except Exception as exc:
-                raise model_failure(spec.name, exc, f"frames {i - 1}-{i}") from exc
-            _check_output(spec, "flow", out, (height, width, 2), f"frames {i - 1}-{i}")
+            out = call_model(spec, f0, f1, where=f"frames {i - 1}-{i}", expected=(height, width, 2), **switches)
             return out.astype(np.float32, copy=False)
 
         with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
@@ -128,38 +118,18 @@ def motion_response_blocks(
     elif spec.kind == "stream":
         chunks = (load(a, min(n_t, a + block_frames)) for a in range(0, n_t, block_frames))
         start = 0
-        try:
-            gen = func(chunks, display=display, **params)
-            for block in gen:
-                if not isinstance(block, dict):
-                    raise ModelError(
-                        f"model {spec.name!r} yielded {type(block).__name__}, expected a dict like {{'flow': array}}"
-                    )
-                for key, value in block.items():  # the store would turn a list into an array: refuse it here
-                    if not isinstance(value, np.ndarray):
-                        check_maps(spec.name, key, value, (), f"the block from frame {start}")
-                start += len(block.get("flow", ()))
-                yield block
-        except (ModelError, GeneratorExit):
-            raise
-        except Exception as exc:  # a model's own failure: name the model, keep the cause
-            raise model_failure(spec.name, exc) from exc
+        for block in model_blocks(spec, call_model(spec, chunks, where="", display=display, **switches)):
+            if not isinstance(block, dict):
+                raise ModelError(
+                    f"model {spec.name!r} yielded {type(block).__name__}, expected a dict like {{'flow': array}}"
+                )
+            for key, value in block.items():  # the store would turn a list into an array: refuse it here
+                if not isinstance(value, np.ndarray):
+                    check_maps(spec.name, key, value, (), f"the block from frame {start}")
+            start += len(block.get("flow", ()))
+            yield block
     else:
         raise ModelError(f"model {spec.name!r}: kind {spec.kind!r} is not a motion model kind ('pair' or 'stream')")
-
-
-def model_from_description(description: Mapping[str, Any]) -> ModelSpec:
-    """The :class:`ModelSpec` that :meth:`ModelSpec.to_attrs` described (e.g. in a rule's params).
-
-    The workflow resolves each model once, while the Snakefile is parsed, and hands
-    a job its JSON description (cacheable, and compared by Snakemake to detect a
-    parameter change); the job's process imports the algorithm back from it.
-    """
-    key = "algorithm" if description.get("source", "builtin") == "builtin" else "callable"
-    entry = {"name": description["name"], key: description["algorithm"], "params": dict(description["params"])}
-    if key == "callable":
-        entry["kind"] = description["kind"]
-    return resolve_model(entry, track="motion")
 
 
 def run_motion_model(
@@ -178,13 +148,12 @@ def run_motion_model(
     The response store's attributes carry the stimulus attributes (display
     mapping, stimulus parameters, ground truth), the model description and
     ``code_hash``. ``spec`` may also be the model's description
-    (:func:`model_from_description`). A model's population ``p`` (stream models
+    (:func:`psybench.registry.describe_model`) or config entry. A model's population ``p`` (stream models
     with a ``velocities`` grid) is stored only if ``write_population``; ``flow``
     is the same either way. ``show_progress``: a line per block with the time left
     (:mod:`psybench.progress`); a batch reports per stimulus instead.
     """
-    if not isinstance(spec, ModelSpec):
-        spec = model_from_description(spec)
+    spec = as_model(spec, track="motion")
     verify_store(stimulus_path, deep=True)  # a corrupted chunk must not be read silently
     stim = open_group(Path(stimulus_path))  # the frames read block by block with Zarr: no Dask to import
     frames = stim["frames"]
@@ -226,14 +195,14 @@ def run_motion_model(
                 f"model {spec.name!r} yielded {name!r} of shape {block.shape} from frame {start}, "
                 f"expected (t,) + {tuple(specs[name].shape[1:])}"
             )
-        _check_output(spec, name, block, (block.shape[0],) + tuple(specs[name].shape[1:]),
+        check_maps(spec.name, name, block, (block.shape[0],) + tuple(specs[name].shape[1:]),
                       f"frames {start}-{start + block.shape[0] - 1}")
 
     attrs = {
         "stage": "responses",
         "display": stim.attrs["display"],
         "stimulus": stim.attrs.get("stimulus", {}),
-        "model": spec.to_attrs(),
+        "model": describe_model(spec),
         "code_hash": code_hash,
     }
     blocks = motion_response_blocks(spec, frames, display, block_frames=block_frames, threads=threads,
@@ -299,8 +268,7 @@ def run_motion_model_batch(
         If the lists differ in length or a pair names different stimuli.
     """
     pairs = paired_stores(stimulus_paths, out_paths, "stimulus store", "response output")
-    if not isinstance(spec, ModelSpec):
-        spec = model_from_description(spec)
+    spec = as_model(spec, track="motion")
     return [run_motion_model(spec, src, dst, show_progress=False, **kwargs)
             for src, dst in progress(pairs, f"motion responses of {spec.name} (stimuli)")]
 

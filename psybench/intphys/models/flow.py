@@ -45,7 +45,8 @@ def _flow_error(gray: np.ndarray, params: dict) -> float:
     return worst
 
 
-@register("flow", track="intphys", kind="plausibility", reference=FLOW_REFERENCE)
+@register("flow", track="intphys", kind="plausibility", reference=FLOW_REFERENCE,
+          bounds={"levels": (0, 16), "iterations": (0, 10_000), "threads": (0, 256)})
 def flow_surprise(
     observation: Observation,
     *,

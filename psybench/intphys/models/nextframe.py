@@ -120,7 +120,8 @@ def train_nextframe_stores(store_paths: Sequence[str | os.PathLike], out_path: s
     return out
 
 
-@register("nextframe", track="intphys", kind="plausibility", reference=NEXTFRAME_REFERENCE)
+@register("nextframe", track="intphys", kind="plausibility", reference=NEXTFRAME_REFERENCE,
+          bounds={"threads": (0, 256)})
 def nextframe_surprise(observation: Observation, *, weights: Any, scale: float = 0.01,
                        threads: int = 1) -> pd.Series:
     """Worst next-frame prediction error of the trained regression.

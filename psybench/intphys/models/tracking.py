@@ -101,7 +101,8 @@ def _track_surprise(masks: np.ndarray, depth: np.ndarray | None, objects: dict[i
     return s
 
 
-@register("tracking", track="intphys", kind="plausibility", reference=TRACKING_REFERENCE)
+@register("tracking", track="intphys", kind="plausibility", reference=TRACKING_REFERENCE,
+          bounds={"threads": (0, 256)})
 def tracking_permanence(
     observation: Observation,
     *,

@@ -282,6 +282,8 @@ def _me_velocities(*, display: Display, speeds_deg_s=(5.0, 10.0, 20.0, 40.0),
     track="motion",
     kind="stream",
     reference="Simoncelli & Heeger 1998, Vision Res 38:743",
+    bounds={"downsample": (0, 64), "mt_downsample": (0, 64), "n_directions": (0, 360),
+            "n_velocity_directions": (0, 360)},
 )
 def simoncelli_heeger(
     chunks,

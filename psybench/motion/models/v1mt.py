@@ -219,6 +219,7 @@ def _v1mt_velocities(*, display: Display, speeds_deg_s=_SPEEDS_DEG_S, n_velocity
     track="motion",
     kind="stream",
     reference="Tlapale, Masson & Kornprobst 2010, Vision Res 50:1676; Bayerl & Neumann 2004, Neural Comput 16:2041",
+    bounds={"downsample": (0, 64), "match_downsample": (0, 64), "n_velocity_directions": (0, 360)},
 )
 def tlapale_v1mt(
     chunks,

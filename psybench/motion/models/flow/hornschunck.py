@@ -179,7 +179,8 @@ def _hs_level(i0: np.ndarray, i1: np.ndarray, flow0: np.ndarray, *, alpha: float
     return np.moveaxis(x, 0, -1)
 
 
-@register("horn_schunck", track="motion", kind="pair", reference=HS_REFERENCE)
+@register("horn_schunck", track="motion", kind="pair", reference=HS_REFERENCE,
+          bounds={"n_iter": (0, 100_000), "levels": (0, 16)})
 def horn_schunck(
     frame0: np.ndarray,
     frame1: np.ndarray,

@@ -140,7 +140,8 @@ def _lk_level(i0: np.ndarray, i1: np.ndarray, flow0: np.ndarray, *, window_sigma
     return flow
 
 
-@register("lucas_kanade", track="motion", kind="pair", reference=LK_REFERENCE)
+@register("lucas_kanade", track="motion", kind="pair", reference=LK_REFERENCE,
+          bounds={"n_warps": (0, 1_000), "levels": (0, 16)})
 def lucas_kanade(
     frame0: np.ndarray,
     frame1: np.ndarray,

@@ -20,7 +20,8 @@ DIS_PRESETS = {"ultrafast": 0, "fast": 1, "medium": 2}
 
 
 # ---------------------------------------------------------------------- Farneback
-@register("farneback", track="motion", kind="pair", reference=FARNEBACK_REFERENCE)
+@register("farneback", track="motion", kind="pair", reference=FARNEBACK_REFERENCE,
+          bounds={"levels": (0, 16), "iterations": (0, 10_000)})
 def farneback(
     frame0: np.ndarray,
     frame1: np.ndarray,
@@ -106,7 +107,8 @@ def _to_uint8(frame: np.ndarray) -> np.ndarray:
     return np.clip(np.rint(frame * 255.0), 0, 255).astype(np.uint8)
 
 
-@register("dis", track="motion", kind="pair", reference=DIS_REFERENCE)
+@register("dis", track="motion", kind="pair", reference=DIS_REFERENCE,
+          bounds={"gradient_descent_iterations": (0, 10_000), "variational_refinement_iterations": (0, 10_000)})
 def dis(
     frame0: np.ndarray,
     frame1: np.ndarray,
