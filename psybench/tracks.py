@@ -1,7 +1,9 @@
 """What the core knows of a track, read from the track's own package: metrics and config checks.
 
 The core names no track. Each track is a package (``psybench.<track>``, or the one
-:data:`TRACK_PACKAGES` names) that declares, in its ``__init__``:
+:data:`TRACK_PACKAGES` names) that declares, in its ``__init__``, its provenance
+(``TITLE``, ``BENCHMARK``, ``PAPER``, ``BIBTEX``, ``EXPERIMENTS``, read by
+:func:`psybench.registry.benchmarks` and the labels) and:
 
 ``METRICS``
     a tuple of :class:`Metric`: every metric its score rows write, under the name

@@ -23,7 +23,7 @@ from typing import Any
 
 from psybench.provenance import params_hash
 from psybench.registry import TRACKS
-from psybench.tracks import Metric, find_metric
+from psybench.tracks import Metric, find_metric, track_package
 from psybench.tracks import track_metrics as declared_metrics
 
 __all__ = [
@@ -40,10 +40,9 @@ __all__ = [
 #: Metrics that are 0/1 verdicts derived from another criterion of the same experiment.
 VERDICT_METRICS = ("passed",)
 
-_TRACKS = {"motion": "Motion", "attention": "Attention", "intphys": "IntPhys"}
 _EXPERIMENTS = {"barberpole": "barber pole", "diamonds": "diamonds", "dashed_bars": "dashed bars",
                 "grating_size": "grating size"}
-# A metric's label, unit and direction are declared by its track (psybench.tracks.Metric,
+# A track's title, and a metric's label, unit and direction, are declared by the track (psybench.tracks.Metric,
 # the track package's METRICS), read here through psybench.tracks.
 _INTPHYS_PARTS = ("block", "visibility", "motion", "objects")
 
@@ -172,7 +171,8 @@ def criterion_label(criterion: str, *, with_track: bool = True) -> str:
     declared = _declared(track, metric)
     name = metric.replace("_", " ") if declared is None or declared.prefix else declared.label
     unit = criterion_unit(criterion)
-    head = " ".join(p for p in (_TRACKS.get(track, track) if with_track else "", _experiment_text(track, experiment))
+    title = track_package(track).TITLE if track in TRACKS else track
+    head = " ".join(p for p in (title if with_track else "", _experiment_text(track, experiment))
                     if p)
     text = f"{head}: {name}" if head else name
     return f"{text} ({unit})" if unit else text

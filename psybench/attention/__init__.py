@@ -39,6 +39,8 @@ BIBTEX = """@article{shic2007behavioral,
   journal = {International Journal of Computer Vision},
   volume  = {73}, number = {2}, pages = {159--177}, year = {2007}}"""
 
+#: How pages name the track.
+TITLE = "Attention"
 #: Identifier of the benchmark, and the paper it comes from (Brain-Score style provenance).
 BENCHMARK = "gaze_attention"
 PAPER = (
@@ -63,4 +65,4 @@ METRICS: tuple[Metric, ...] = (
     Metric("IG", "information gain", "bits/fixation", "higher"),
 )
 
-__all__ = ["BENCHMARK", "PAPER", "BIBTEX", "EXPERIMENTS", "METRICS"]
+__all__ = ["TITLE", "BENCHMARK", "PAPER", "BIBTEX", "EXPERIMENTS", "METRICS"]

@@ -32,6 +32,8 @@ scores
 from psybench.intphys.ingest.layout import IntPhysFormatError
 from psybench.tracks import Metric
 
+#: How pages name the track.
+TITLE = "IntPhys"
 #: Identifier of the benchmark, and the paper it comes from (Brain-Score style provenance).
 BENCHMARK = "intphys_v1"
 PAPER = (
@@ -53,4 +55,4 @@ METRICS: tuple[Metric, ...] = (
 )
 
 
-__all__ = ["BENCHMARK", "PAPER", "BIBTEX", "EXPERIMENTS", "METRICS", "IntPhysFormatError"]
+__all__ = ["TITLE", "BENCHMARK", "PAPER", "BIBTEX", "EXPERIMENTS", "METRICS", "IntPhysFormatError"]

@@ -24,8 +24,10 @@ from __future__ import annotations
 
 from psybench.tracks import Metric
 
-__all__ = ["BENCHMARK", "EXPERIMENTS", "EXPERIMENT_LABELS", "METRICS", "PAPER", "BIBTEX"]
+__all__ = ["TITLE", "BENCHMARK", "EXPERIMENTS", "EXPERIMENT_LABELS", "METRICS", "PAPER", "BIBTEX"]
 
+#: How pages name the track.
+TITLE = "Motion"
 #: Identifier of the benchmark (Brain-Score style provenance).
 BENCHMARK = "motion_psychobench"
 
