@@ -6,7 +6,10 @@ and ``nan < 0`` are both false), the schema, :func:`check_callables` (before a u
 module is imported), the models' resolution, :func:`check_model_params`,
 :func:`check_cross_keys` (files, other keys, leaderboards) and :func:`check_memory`.
 Each failure is a :class:`psybench.config.ConfigError` whose message names the key
-as a dotted path, e.g. ``motion.models[0].params.alpha``.
+as a dotted path, e.g. ``motion.models[0].params.alpha``. The checks of one track's
+own section live in that track (``psybench.<track>.config_checks``, called through
+:func:`psybench.tracks.config_check`); they build their errors and check their files with
+:func:`config_error`, :func:`project_file` and :func:`check_param_value`.
 
 The upper bounds are sanity bounds, not literature values: they are far above
 anything the source experiments use (Tlapale et al. 2010, RR-7317: 100 frames/s,
@@ -27,21 +30,36 @@ from typing import Any
 import yaml
 
 from psybench._yaml import safe_load
+from psybench.registry import TRACKS
+from psybench.tracks import config_check, criterion_experiments
 from psybench.units import ms_to_frames
 
 __all__ = [
     "check_finite", "check_callables", "check_model_params", "check_cross_keys", "check_memory",
-    "array_estimates", "machine_memory_bytes",
+    "array_estimates", "machine_memory_bytes", "config_error", "project_file", "check_param_value",
 ]
-
-# Longest rendered pop-out movie: 1e5 frames is 2.8 h at the paper's 10 frames/s.
-POPOUT_MAX_FRAMES = 100_000
 
 
 def _error(key: str, message: str) -> Exception:
     from psybench.config import ConfigError
 
     return ConfigError(f"config key {key}: {message}")
+
+
+def config_error(key: str, message: str) -> Exception:
+    """The :class:`psybench.config.ConfigError` for ``key`` (a dotted path), to raise."""
+    return _error(key, message)
+
+
+def project_file(key: str, value: str, *, must_exist: str = "file") -> Path:
+    """``value`` resolved against the working directory; a ConfigError naming ``key`` unless it is a file (folder)."""
+    return _inside_project(key, value, must_exist=must_exist)
+
+
+def check_param_value(key: str, owner: str, value: Any, default: Any, *,
+                      bounds: tuple[float | None, float | None] | None = None) -> None:
+    """Check ``value`` of ``key`` against its default's type (and the declared ``bounds`` of a built-in's)."""
+    _check_param(key, owner, value, default, bounds)
 
 
 def _walk(node: Any, key: str = "") -> Iterator[tuple[str, Any]]:
@@ -156,88 +174,18 @@ def _inside_project(key: str, value: str, *, must_exist: str = "file") -> Path:
 def check_cross_keys(config: Mapping[str, Any], models: Mapping[str, Mapping[str, Any]]) -> None:
     """Constraints between keys and on files, checked before any job.
 
-    * the motion experiments' own needs: a barber-pole aspect ratio > 1 (the
-      control square alone has no long axis; Masson et al. 2000);
-    * ``literature``: a file inside the project that parses
-      (:func:`psybench.motion.literature.load_literature`);
-    * IntPhys: the evaluation split is not the training split (held out); the
-      ``conditions`` CSV and every ``external_answers`` file exist;
-    * attention: at least one model; every movie's ``file`` and ``gaze`` files exist,
-      its ``popout`` keywords are those of
-      :func:`psybench.attention.stimuli.render_popout`, its gaze comes from
-      ``observers`` or ``gaze``;
+    * each run track's own checks (:func:`psybench.tracks.config_check`: motion's
+      barber-pole aspect ratios and literature file, IntPhys's held-out split and
+      files, attention's models, movies and gaze files);
     * ``aggregate.leaderboards``: each names an enabled track, a configured model
       of it (or its algorithm, for a sweep) and criteria of enabled tracks (the
       report job would otherwise fail at the end of the run).
     """
-    tracks = config.get("tracks") or []
-    motion = config.get("motion") or {}
-    ratios = (motion.get("barberpole") or {}).get("aspect_ratios") or [2]
-    if "motion" in tracks and max(ratios) <= 1:
-        raise _error("motion.barberpole.aspect_ratios", f"{ratios} has no ratio > 1 (no aperture with a long axis)")
-    _check_literature(config.get("literature"))
-    if "intphys" in tracks:
-        section = config["intphys"]
-        if section["eval_split"] == section["train_split"]:  # held out means held out
-            raise _error("intphys.eval_split", f"{section['eval_split']!r} is also intphys.train_split: the "
-                         "next-frame predictor would be scored on the movies it was trained on")
-        if section.get("conditions"):
-            _inside_project("intphys.conditions", section["conditions"])
-        for name, path in (section.get("external_answers") or {}).items():
-            _inside_project(f"intphys.external_answers.{name}", path)
-    if "attention" in tracks:
-        _check_attention(config["attention"])
+    for track in config.get("tracks") or []:
+        check = config_check(track)
+        if check is not None:
+            check(config, models)
     _check_leaderboards(config, models)
-
-
-def _check_literature(value: str | None) -> None:
-    if not value:
-        return
-    from psybench.motion.literature import LiteratureError, load_literature
-
-    path = Path(value)
-    project = Path.cwd().resolve()
-    resolved = (project / path).resolve()
-    if resolved != project and project not in resolved.parents:
-        raise _error("literature", f"{value} is outside the project ({project}); copy it into the project")
-    _inside_project("literature", value)
-    try:
-        load_literature(resolved)
-    except LiteratureError as exc:
-        raise _error("literature", str(exc)) from None
-
-
-def _check_attention(section: Mapping[str, Any]) -> None:
-    import inspect
-
-    from psybench.attention.stimuli import render_popout
-
-    if not section.get("models"):
-        raise _error("attention.models", "lists no model; the attention track needs at least one (e.g. "
-                     "{name: raw, algorithm: raw, L: [1]})")
-    popout_keys = sorted(set(inspect.signature(render_popout).parameters) - {"grid"})
-    for movie, spec in (section.get("movies") or {}).items():
-        key = f"attention.movies.{movie}"
-        defaults = {k: p.default for k, p in inspect.signature(render_popout).parameters.items()}
-        for kw, value in (spec.get("popout") or {}).items():
-            if kw not in popout_keys:
-                raise _error(f"{key}.popout.{kw}", f"unknown pop-out keyword {kw!r}; known: {popout_keys}")
-            _check_param(f"{key}.popout.{kw}", "render_popout", value, defaults[kw], None)
-        n_frames = (spec.get("popout") or {}).get("n_frames", 1)
-        if not 1 <= n_frames <= POPOUT_MAX_FRAMES:
-            raise _error(f"{key}.popout.n_frames", f"{n_frames} is outside [1, {POPOUT_MAX_FRAMES}]")
-        if "file" in spec:
-            _inside_project(f"{key}.file", spec["file"])
-        gaze = spec.get("gaze")
-        files = gaze if isinstance(gaze, list) else [gaze] if gaze is not None else []
-        for i, f in enumerate(files):
-            _inside_project(f"{key}.gaze" + (f"[{i}]" if isinstance(gaze, list) else ""), str(f))
-        if gaze is not None and not files:
-            raise _error(f"{key}.gaze", "lists no file")
-        if "observers" not in spec and gaze is None:
-            raise _error(key, "needs 'observers' (synthetic, for a popout) or 'gaze' (recording files)")
-        if "observers" in spec and "popout" not in spec:
-            raise _error(f"{key}.observers", "synthetic observers need a rendered 'popout' movie (a planted target)")
 
 
 def _shipped_leaderboards() -> list[Any]:
@@ -258,7 +206,6 @@ def _check_leaderboards(config: Mapping[str, Any], models: Mapping[str, Mapping[
     laid over it) may name an absent track or model: it is left out with a warning instead
     (:func:`psybench.aggregate.scope.applicable_leaderboards`)."""
     from psybench.aggregate.scope import LeaderboardSpecError, check_leaderboards
-    from psybench.motion import EXPERIMENTS
 
     tracks = list(config.get("tracks") or [])
     boards = list((config.get("aggregate") or {}).get("leaderboards") or [])
@@ -266,10 +213,8 @@ def _check_leaderboards(config: Mapping[str, Any], models: Mapping[str, Mapping[
     inherited = [isinstance(board, Mapping) and any(all(board.get(k) == v for k, v in sb.items()) for sb in shipped
                                                     if isinstance(sb, Mapping))  # (+ schema defaults)
                  for board in boards]
-    # the experiments each run track writes: motion's four, attention's <train>_on_<test> pairs
-    experiments = {"motion": list(EXPERIMENTS)}
-    if "attention" in tracks:
-        experiments["attention"] = [f"{tr}_on_{te}" for tr, te in config["attention"].get("pairs") or []]
+    # the experiments each track writes, where it says (motion's four, attention's <train>_on_<test> pairs)
+    experiments = {t: known for t in TRACKS if (known := criterion_experiments(t, config)) is not None}
     try:
         specs = check_leaderboards(boards, tracks, experiments=experiments, inherited=inherited,
                                    where="aggregate.leaderboards")

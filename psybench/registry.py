@@ -46,6 +46,7 @@ from typing import Any
 
 from psybench.model_params import data_argument_problem, model_parameters, parameter_problem
 from psybench.provenance import params_hash
+from psybench.tracks import track_metrics, track_package
 
 __all__ = [
     "Algorithm",
@@ -459,15 +460,18 @@ class Benchmark:
 
 
 def _track_benchmark(track: str) -> Benchmark:
-    """A track's benchmark, from the metadata its package declares (``psybench.<track>``)."""
-    meta = importlib.import_module(f"psybench.{track}")
+    """A track's benchmark, from the metadata its package declares (:func:`psybench.tracks.track_package`).
+
+    ``metrics`` are the names its score rows write (``median_rp_*`` for a family named by a prefix).
+    """
+    meta = track_package(track)
     return Benchmark(
         name=meta.BENCHMARK,
         track=track,
         paper=meta.PAPER,
         bibtex=meta.BIBTEX,
         experiments=tuple(meta.EXPERIMENTS),
-        metrics=tuple(meta.METRICS),
+        metrics=tuple(m.name + ("*" if m.prefix else "") for m in track_metrics(track)),
     )
 
 

@@ -6,6 +6,7 @@ from psybench.aggregate.labels import setting_names
 from psybench.motion.models import bio_inspired_models
 from psybench.provenance import PACKAGE_ROOT
 from psybench.registry import TRACKS
+from psybench.tracks import track_package
 
 # input and params functions
 
@@ -94,7 +95,10 @@ def get_sample_tables(wildcards):
 
 
 def get_report_code_hash():
-    """The report's code and its page templates (not Python: no import reaches them)."""
+    """The report's code, the tracks' metadata it reads by name (titles, metric labels and units,
+    psybench.tracks) and its page templates (not Python: no import reaches them)."""
     return get_code_hash(
-        "report_leaderboard.py", files=tuple(sorted((PACKAGE_ROOT / "report" / "templates").glob("*")))
+        "report_leaderboard.py",
+        modules=tuple(track_package(t).__name__ for t in TRACKS),
+        files=tuple(sorted((PACKAGE_ROOT / "report" / "templates").glob("*"))),
     )

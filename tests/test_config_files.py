@@ -97,7 +97,7 @@ def test_criteria_known_to_the_leaderboards_are_those_each_track_writes():
     from psybench.intphys.metrics import METRICS as INTPHYS_METRICS
     from psybench.motion import METRICS as MOTION_METRICS
 
-    assert track_metrics("motion") == sorted(MOTION_METRICS)
+    assert track_metrics("motion") == sorted(m.name for m in MOTION_METRICS)
     assert track_metrics("intphys") == sorted(INTPHYS_METRICS)
     assert track_metrics("attention") == sorted(METRIC_DIRECTIONS)
 

@@ -22,6 +22,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from psybench.provenance import params_hash
+from psybench.registry import TRACKS
+from psybench.tracks import Metric, find_metric, track_package
+from psybench.tracks import track_metrics as declared_metrics
 
 __all__ = [
     "VERDICT_METRICS",
@@ -37,28 +40,10 @@ __all__ = [
 #: Metrics that are 0/1 verdicts derived from another criterion of the same experiment.
 VERDICT_METRICS = ("passed",)
 
-_TRACKS = {"motion": "Motion", "attention": "Attention", "intphys": "IntPhys"}
 _EXPERIMENTS = {"barberpole": "barber pole", "diamonds": "diamonds", "dashed_bars": "dashed bars",
                 "grating_size": "grating size"}
-# (track, metric) -> (readable metric, unit); the motion errors' units per experiment below.
-_METRICS: dict[tuple[str, str], tuple[str, str]] = {
-    ("motion", "passed"): ("passed (1 = yes)", "0/1"),
-    ("motion", "gaussian_score"): ("Gaussian score", "0-1"),
-    ("intphys", "L_R"): ("relative error rate L_R", "fraction"),
-    ("intphys", "L_R_strict"): ("strict relative error rate", "fraction"),
-    ("intphys", "L_A"): ("absolute error rate L_A = 1 - AUC", "fraction"),
-    ("attention", "AUC-Borji"): ("AUC-Borji", "fraction"),
-    ("attention", "AUC-Judd"): ("AUC-Judd", "fraction"),
-    ("attention", "sAUC"): ("shuffled AUC", "fraction"),
-    ("attention", "NSS"): ("NSS", "SD"),
-    ("attention", "CC"): ("CC", "r"),
-    ("attention", "SIM"): ("SIM", "fraction"),
-    ("attention", "KL"): ("KL divergence", "nats"),
-    ("attention", "IG"): ("information gain", "bits/fixation"),
-}
-# Motion errors (psybench.motion.criteria): direction errors in deg; the grating-size
-# error is graded and dimensionless (psybench.motion.criteria.grating_size).
-_MOTION_ERROR_UNITS = {"barberpole": "deg", "diamonds": "deg", "dashed_bars": "deg", "grating_size": "a.u."}
+# A track's title, and a metric's label, unit and direction, are declared by the track (psybench.tracks.Metric,
+# the track package's METRICS), read here through psybench.tracks.
 _INTPHYS_PARTS = ("block", "visibility", "motion", "objects")
 
 
@@ -85,23 +70,22 @@ def headline_criteria(criteria: Iterable[str]) -> list[str]:
     return kept or criteria
 
 
-#: Metrics named by a prefix and a group: attention's median rank percentile per group of
-#: Table 1 (``median_rp_n_ma``; Shic & Scassellati 2007, sec. 5.2).
-_METRIC_PREFIXES = {"attention": ("median_rp_",)}
 # the factors of an IntPhys experiment, psybench.intphys.metrics.FACTORS
 _INTPHYS_SHAPE = "intphys/<block>/<visibility>/<motion>/<n_objects>/<metric> (all/all/all/all for every movie)"
 
 
-def track_metrics(track: str) -> list[str]:
-    """The metrics the long table holds for ``track`` (its score rows; :data:`_METRICS`), sorted.
+def _declared(track: str, metric: str) -> Metric | None:
+    """The declaration of ``metric`` by ``track`` (None for an unknown track or metric)."""
+    return find_metric(track, metric) if track in TRACKS else None
 
-    Attention's ``median_rp_<group>`` metrics are matched by their prefix
-    (:func:`criterion_problem`).
+
+def track_metrics(track: str) -> list[str]:
+    """The metrics the long table holds for ``track`` (those its package declares), sorted.
+
+    Families named by a prefix (attention's ``median_rp_<group>``) are not listed;
+    :func:`criterion_problem` matches them by their prefix.
     """
-    known = {m for t, m in _METRICS if t == track}
-    if track == "motion":
-        known.add("error")  # its unit depends on the experiment (_MOTION_ERROR_UNITS)
-    return sorted(known)
+    return sorted(m.name for m in declared_metrics(track) if not m.prefix)
 
 
 def criterion_problem(criterion: str, *, tracks: Sequence[str],
@@ -124,16 +108,14 @@ def criterion_problem(criterion: str, *, tracks: Sequence[str],
     >>> criterion_problem("motion/diamonds/eror", tracks=["motion"])
     "has the metric 'eror', which track motion does not write (its metrics: ['error', 'gaussian_score', 'passed'])"
     """
-    from psybench.registry import TRACKS
-
     track, experiment, metric = _split(criterion)
     if track not in TRACKS:
         return f"names no track ({list(TRACKS)}): write track/experiment/metric, e.g. motion/diamonds/error"
     if track not in tracks:
         return f"belongs to track {track}, which is not run (tracks: {list(tracks)})"
     metrics = track_metrics(track)
-    if metric not in metrics and not metric.startswith(_METRIC_PREFIXES.get(track, ())):
-        prefixes = [f"{p}<group>" for p in _METRIC_PREFIXES.get(track, ())]
+    if _declared(track, metric) is None:
+        prefixes = [f"{m.name}<group>" for m in declared_metrics(track) if m.prefix]
         return f"has the metric {metric!r}, which track {track} does not write (its metrics: {metrics + prefixes})"
     if track == "intphys" and len(experiment) != 4:
         return f"is not of the form {_INTPHYS_SHAPE}"
@@ -152,17 +134,15 @@ def _split(criterion: str) -> tuple[str, list[str], str]:
 
 
 def criterion_unit(criterion: str) -> str:
-    """Unit of a criterion's value ("deg", "fraction", "SD" ...; "" when unknown).
+    """Unit of a criterion's value ("deg", "fraction", "SD" ...; "" when unknown), as its track declares it.
 
-    Attention's rank-percentile medians (``median_rp_*``, Shic & Scassellati 2007,
-    sec. 5) are fractions of the map's cells.
+    Motion's error is in deg for the direction experiments and dimensionless for the
+    grating size; attention's rank-percentile medians (``median_rp_*``, Shic &
+    Scassellati 2007, sec. 5) are fractions of the map's cells.
     """
     track, experiment, metric = _split(criterion)
-    if track == "motion" and metric == "error" and experiment:
-        return _MOTION_ERROR_UNITS.get(experiment[0], "")
-    if track == "attention" and metric.startswith("median_rp"):
-        return "fraction"
-    return _METRICS.get((track, metric), ("", ""))[1]
+    declared = _declared(track, metric)
+    return "" if declared is None else declared.unit_of(experiment[0] if experiment else "")
 
 
 def _experiment_text(track: str, experiment: list[str]) -> str:
@@ -188,9 +168,11 @@ def criterion_label(criterion: str, *, with_track: bool = True) -> str:
     'IntPhys all blocks: relative error rate L_R (fraction)'
     """
     track, experiment, metric = _split(criterion)
-    name = _METRICS.get((track, metric), (metric.replace("_", " "), ""))[0]
+    declared = _declared(track, metric)
+    name = metric.replace("_", " ") if declared is None or declared.prefix else declared.label
     unit = criterion_unit(criterion)
-    head = " ".join(p for p in (_TRACKS.get(track, track) if with_track else "", _experiment_text(track, experiment))
+    title = track_package(track).TITLE if track in TRACKS else track
+    head = " ".join(p for p in (title if with_track else "", _experiment_text(track, experiment))
                     if p)
     text = f"{head}: {name}" if head else name
     return f"{text} ({unit})" if unit else text

@@ -31,12 +31,16 @@ Stages, one module each:
   (``psybench.score(model, "attention")``).
 """
 
+from psybench.tracks import Metric
+
 BIBTEX = """@article{shic2007behavioral,
   title   = {A Behavioral Analysis of Computational Models of Visual Attention},
   author  = {Shic, Frederick and Scassellati, Brian},
   journal = {International Journal of Computer Vision},
   volume  = {73}, number = {2}, pages = {159--177}, year = {2007}}"""
 
+#: How pages name the track.
+TITLE = "Attention"
 #: Identifier of the benchmark, and the paper it comes from (Brain-Score style provenance).
 BENCHMARK = "gaze_attention"
 PAPER = (
@@ -45,6 +49,20 @@ PAPER = (
 )
 #: What the track scores: the paper's Table 1 and the standard saliency metrics.
 EXPERIMENTS: tuple[str, ...] = ("table1", "saliency_metrics")
-METRICS: tuple[str, ...] = ("median_rank_percentile", "auc_judd", "auc_borji", "sauc", "nss", "cc", "kl", "sim", "ig")
+#: The metrics its score rows write (psybench.attention.score_rows), as written: Table 1's
+#: median rank percentile per group, ``median_rp_<group>`` (sec. 5.2), and the saliency
+#: metrics of psybench.attention.metrics in the order it writes them (MIT saliency
+#: benchmark definitions, Bylinskii et al. 2019).
+METRICS: tuple[Metric, ...] = (
+    Metric("median_rp_", "median rank percentile", "fraction", "higher", prefix=True),
+    Metric("AUC-Judd", "AUC-Judd", "fraction", "higher"),
+    Metric("AUC-Borji", "AUC-Borji", "fraction", "higher"),
+    Metric("sAUC", "shuffled AUC", "fraction", "higher"),
+    Metric("NSS", "NSS", "SD", "higher"),
+    Metric("CC", "CC", "r", "higher"),
+    Metric("KL", "KL divergence", "nats", "lower"),
+    Metric("SIM", "SIM", "fraction", "higher"),
+    Metric("IG", "information gain", "bits/fixation", "higher"),
+)
 
-__all__ = ["BENCHMARK", "PAPER", "BIBTEX", "EXPERIMENTS", "METRICS"]
+__all__ = ["TITLE", "BENCHMARK", "PAPER", "BIBTEX", "EXPERIMENTS", "METRICS"]

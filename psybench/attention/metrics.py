@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from psybench.attention import METRICS
 from psybench.attention.defaults import (
     DEFAULT_EVALUATION,
     DENSITY_SIGMA,
@@ -80,16 +81,9 @@ __all__ = [
     "gather_metrics",
 ]
 
-METRIC_DIRECTIONS = {
-    "AUC-Judd": "higher",
-    "AUC-Borji": "higher",
-    "sAUC": "higher",
-    "NSS": "higher",
-    "CC": "higher",
-    "KL": "lower",
-    "SIM": "higher",
-    "IG": "higher",
-}
+#: Direction of each saliency metric, in the order its rows are written (declared once,
+#: with label and unit, in psybench.attention.METRICS).
+METRIC_DIRECTIONS = {m.name: m.direction for m in METRICS if not m.prefix}
 
 
 def fixation_density(counts: np.ndarray, *, sigma: float = DENSITY_SIGMA) -> np.ndarray:

@@ -30,7 +30,10 @@ scores
 """
 
 from psybench.intphys.ingest.layout import IntPhysFormatError
+from psybench.tracks import Metric
 
+#: How pages name the track.
+TITLE = "IntPhys"
 #: Identifier of the benchmark, and the paper it comes from (Brain-Score style provenance).
 BENCHMARK = "intphys_v1"
 PAPER = (
@@ -44,7 +47,12 @@ BIBTEX = (
 )
 #: The three blocks of the dev/test sets (object permanence, shape and continuity constancy).
 EXPERIMENTS: tuple[str, ...] = ("O1", "O2", "O3")
-METRICS: tuple[str, ...] = ("L_R", "L_R_strict", "L_A")
+#: The error rates of sec. 3.2 (lower is better), written per factor cell (psybench.intphys.score_rows).
+METRICS: tuple[Metric, ...] = (
+    Metric("L_R", "relative error rate L_R", "fraction", "lower"),
+    Metric("L_R_strict", "strict relative error rate", "fraction", "lower"),
+    Metric("L_A", "absolute error rate L_A = 1 - AUC", "fraction", "lower"),
+)
 
 
-__all__ = ["BENCHMARK", "PAPER", "BIBTEX", "EXPERIMENTS", "METRICS", "IntPhysFormatError"]
+__all__ = ["TITLE", "BENCHMARK", "PAPER", "BIBTEX", "EXPERIMENTS", "METRICS", "IntPhysFormatError"]

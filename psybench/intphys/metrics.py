@@ -39,6 +39,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from psybench.intphys import METRICS as _DECLARED
 from psybench.intphys.answer import AnswerFormatError, as_scores, read_answer, write_answer
 
 __all__ = [
@@ -54,7 +55,7 @@ __all__ = [
 ]
 
 FACTORS = ("block", "visibility", "motion", "n_objects")
-METRICS = ("L_R", "L_R_strict", "L_A")
+METRICS = tuple(m.name for m in _DECLARED)  # declared with labels and units in psybench.intphys
 #: Fewest quadruplets of a group for a bootstrap interval (see the module docstring).
 MIN_QUADRUPLETS_CI = 8
 

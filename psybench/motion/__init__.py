@@ -22,16 +22,27 @@ defined once here, and the citation.
 
 from __future__ import annotations
 
-__all__ = ["BENCHMARK", "EXPERIMENTS", "EXPERIMENT_LABELS", "METRICS", "PAPER", "BIBTEX"]
+from psybench.tracks import Metric
 
+__all__ = ["TITLE", "BENCHMARK", "EXPERIMENTS", "EXPERIMENT_LABELS", "METRICS", "PAPER", "BIBTEX"]
+
+#: How pages name the track.
+TITLE = "Motion"
 #: Identifier of the benchmark (Brain-Score style provenance).
 BENCHMARK = "motion_psychobench"
 
 #: The four experiments of RR-7317 Table 1, in the table's order.
 EXPERIMENTS: tuple[str, ...] = ("barberpole", "diamonds", "dashed_bars", "grating_size")
 
-#: What each experiment's rows hold: the verdict, the continuous error, the Gaussian score (eq. 1).
-METRICS: tuple[str, ...] = ("passed", "error", "gaussian_score")
+#: What each experiment's score rows hold (psybench.motion.score_rows): the verdict
+#: (RR-7317 Table 1), the continuous error of psybench.motion.criteria (directions in
+#: deg; the grating-size error graded and dimensionless) and the Gaussian score (eq. 1).
+METRICS: tuple[Metric, ...] = (
+    Metric("passed", "passed (1 = yes)", "0/1", "higher"),
+    Metric("error", "error", "", "lower",
+           units={"barberpole": "deg", "diamonds": "deg", "dashed_bars": "deg", "grating_size": "a.u."}),
+    Metric("gaussian_score", "Gaussian score", "0-1", "higher"),
+)
 
 #: Row labels of RR-7317 Table 1.
 EXPERIMENT_LABELS: dict[str, str] = {
