@@ -289,18 +289,18 @@ def _cmd_score_table(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------- registry
 
 
-def _registry_call(function: str, **kwargs: Any) -> list[dict[str, Any]]:
+def _registry_call(function: str, module: str = "psybench.registry", **kwargs: Any) -> list[dict[str, Any]]:
     try:
-        registry = importlib.import_module("psybench.registry")
+        registry = importlib.import_module(module)
     except ImportError as exc:
-        raise CLIError(f"the registry (psybench.registry) cannot be imported: {exc}") from exc
+        raise CLIError(f"{module} cannot be imported: {exc}") from exc
     fn = getattr(registry, function, None)
     if fn is None:
-        raise CLIError(f"psybench.registry has no {function}(); this psybench version cannot list these")
+        raise CLIError(f"{module} has no {function}(); this psybench version cannot list these")
     records = list(fn(**kwargs))
     for r in records:
         if not isinstance(r, dict):
-            raise CLIError(f"psybench.registry.{function}() returned {type(r).__name__} items, expected dicts")
+            raise CLIError(f"{module}.{function}() returned {type(r).__name__} items, expected dicts")
     return records
 
 
@@ -325,7 +325,7 @@ def _cmd_models(args: argparse.Namespace) -> int:
 
 
 def _cmd_benchmarks(args: argparse.Namespace) -> int:
-    records = _registry_call("list_benchmarks")
+    records = _registry_call("list_benchmarks", module="psybench.benchmarks")
     _print_records(records, ["name", "track", "paper", "experiments"], "benchmarks", long=args.long)
     return EXIT_OK
 

@@ -159,7 +159,7 @@ def call_model(spec: ModelSpec, *data: Any, where: str, expected: Any = None, **
     Parameters
     ----------
     spec : ModelSpec
-        The resolved model (:func:`psybench.registry.as_model`).
+        The resolved model (:func:`psybench.handoff.as_model`).
     *data
         Its kind's data arguments (:data:`psybench.model_params.DATA_ARGUMENTS`).
     where : str

@@ -46,7 +46,6 @@ from typing import Any
 
 from psybench.model_params import data_argument_problem, model_parameters, parameter_problem
 from psybench.provenance import params_hash
-from psybench.tracks import track_metrics, track_package
 
 __all__ = [
     "Algorithm",
@@ -56,13 +55,8 @@ __all__ = [
     "get_algorithm",
     "list_algorithms",
     "list_models",
-    "list_benchmarks",
-    "Benchmark",
     "load_callable",
     "resolve_model",
-    "describe_model",
-    "model_from_description",
-    "as_model",
 ]
 
 TRACKS = ("motion", "attention", "intphys")
@@ -140,85 +134,6 @@ class ModelSpec:
     @property
     def params_hash(self) -> str:
         return params_hash({"algorithm": self.algorithm.name, "params": dict(self.params)})
-
-
-def describe_model(spec: ModelSpec) -> dict[str, Any]:
-    """The JSON-able description of a resolved model that every track's jobs receive.
-
-    ``{name, algorithm, source, kind, params, params_hash}``: ``params`` hold every
-    parameter, defaults filled; ``algorithm`` is the registered name, or the
-    ``package.module:function`` path of a user's ``callable`` (``source: "user"``). The
-    workflow resolves each model once, while the Snakefile is parsed, and passes this
-    description as a rule's param (Snakemake compares it to rerun a job whose model
-    changed, and its bytes are part of a cached job's key); the job rebuilds the model
-    with :func:`model_from_description`. The kind names the track
-    (:data:`TRACK_KINDS`). The response stores record it as their ``model`` attribute.
-    """
-    return {
-        "name": spec.name,
-        "algorithm": spec.algorithm.name,
-        "source": spec.algorithm.source,
-        "kind": spec.kind,
-        "params": dict(spec.params),
-        "params_hash": spec.params_hash,
-    }
-
-
-def _track_of_kind(kind: Any) -> str:
-    for track, kinds in TRACK_KINDS.items():
-        if kind in kinds:
-            return track
-    raise ModelError(f"model description: kind {kind!r} is none of {list(KINDS)}")
-
-
-def model_from_description(description: Mapping[str, Any]) -> ModelSpec:
-    """The :class:`ModelSpec` that :func:`describe_model` described, imported again in a job's process.
-
-    The same for every track: the algorithm is looked up in the registry (a user's
-    ``callable`` imported from its path) and the parameters checked again.
-
-    Raises
-    ------
-    ModelError
-        Naming the model, if the description lacks a key, its algorithm is gone, or
-        the rebuilt parameters hash differently (the algorithm's defaults changed since
-        the description was written).
-    """
-    missing = [k for k in ("name", "algorithm", "kind", "params") if k not in description]
-    if missing:
-        raise ModelError(f"model description {dict(description)!r} lacks {missing} (see describe_model)")
-    user = description.get("source", "builtin") == "user"
-    entry: dict[str, Any] = {"name": description["name"], "params": dict(description["params"])}
-    entry["callable" if user else "algorithm"] = description["algorithm"]
-    if user:
-        entry["kind"] = description["kind"]
-    spec = resolve_model(entry, track=_track_of_kind(description["kind"]))
-    recorded = description.get("params_hash")
-    if recorded is not None and recorded != spec.params_hash:
-        raise ModelError(f"model {spec.name!r}: its parameters hash to {spec.params_hash}, not {recorded} as "
-                         "described (the algorithm's defaults changed since the workflow was planned)")
-    return spec
-
-
-def as_model(model: ModelSpec | Mapping[str, Any], *, track: str) -> ModelSpec:
-    """A :class:`ModelSpec` from a resolved spec, its description, or a config entry of ``track``.
-
-    A description (the mapping :func:`describe_model` returns, recognised by its
-    ``params_hash``) is rebuilt with :func:`model_from_description`; a config entry
-    (``{name, algorithm | callable, params}``) is resolved with :func:`resolve_model`.
-    """
-    if isinstance(model, ModelSpec):
-        spec = model
-    elif isinstance(model, Mapping) and "params_hash" in model:
-        spec = model_from_description(model)
-    elif isinstance(model, Mapping):
-        spec = resolve_model(model, track=track)
-    else:
-        raise ModelError(f"expected a model (ModelSpec, its description or a config entry), "
-                         f"got {type(model).__name__}")
-    if spec.track != track:
-        raise ModelError(f"model {spec.name!r} belongs to track {spec.track!r}, not {track!r}")
-    return spec
 
 
 def register(
@@ -441,55 +356,3 @@ def resolve_model(entry: Mapping[str, Any], *, track: str | None = None) -> Mode
             )
     merged = {**algo.defaults, **params}
     return ModelSpec(name=name, algorithm=algo, params=merged)
-
-
-# --- benchmarks -------------------------------------------------------------------------
-# Each benchmark carries its provenance as data (identifier, paper, citation, the
-# experiments it scores), declared by its track's package: the core names no track.
-
-@dataclasses.dataclass(frozen=True)
-class Benchmark:
-    """A benchmark track: the paper it comes from and the experiments it scores."""
-
-    name: str
-    track: str
-    paper: str
-    bibtex: str
-    experiments: tuple[str, ...]
-    metrics: tuple[str, ...]
-
-
-def _track_benchmark(track: str) -> Benchmark:
-    """A track's benchmark, from the metadata its package declares (:func:`psybench.tracks.track_package`).
-
-    ``metrics`` are the names its score rows write (``median_rp_*`` for a family named by a prefix).
-    """
-    meta = track_package(track)
-    return Benchmark(
-        name=meta.BENCHMARK,
-        track=track,
-        paper=meta.PAPER,
-        bibtex=meta.BIBTEX,
-        experiments=tuple(meta.EXPERIMENTS),
-        metrics=tuple(m.name + ("*" if m.prefix else "") for m in track_metrics(track)),
-    )
-
-
-def benchmarks() -> tuple[Benchmark, ...]:
-    """One benchmark per track, in :data:`TRACKS` order."""
-    return tuple(_track_benchmark(track) for track in TRACKS)
-
-
-def list_benchmarks() -> list[dict[str, Any]]:
-    """Rows ``{name, track, paper, experiments, metrics, bibtex}`` for the CLI and the report."""
-    return [
-        {
-            "name": b.name,
-            "track": b.track,
-            "paper": b.paper,
-            "experiments": ", ".join(b.experiments),
-            "metrics": ", ".join(b.metrics),
-            "bibtex": b.bibtex,
-        }
-        for b in benchmarks()
-    ]

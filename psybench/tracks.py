@@ -3,7 +3,7 @@
 The core names no track. Each track is a package (``psybench.<track>``, or the one
 :data:`TRACK_PACKAGES` names) that declares, in its ``__init__``, its provenance
 (``TITLE``, ``BENCHMARK``, ``PAPER``, ``BIBTEX``, ``EXPERIMENTS``, read by
-:func:`psybench.registry.benchmarks` and the labels) and:
+:func:`psybench.benchmarks.benchmarks` and the labels) and:
 
 ``METRICS``
     a tuple of :class:`Metric`: every metric its score rows write, under the name

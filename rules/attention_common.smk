@@ -4,7 +4,7 @@
 import dataclasses
 
 from psybench.attention.models import metrics_settings, pair_movies, saliency_models
-from psybench.registry import describe_model
+from psybench.handoff import describe_model
 
 # input and params functions
 ATTENTION = config["attention"]
@@ -58,7 +58,7 @@ ATTENTION_FEATURE_STORES = {
 
 
 def get_attention_feature_batch(wildcards):
-    """Every feature store of a movie: [{out, model (its description, psybench.registry.describe_model),
+    """Every feature store of a movie: [{out, model (its description, psybench.handoff.describe_model),
     code_hash}], where code_hash covers the job's code and the saliency model's own module with its
     imports (a user's too)."""
     out = []

@@ -8,7 +8,7 @@ from psybench.intphys.models import TRAINED_ALGORITHMS
 from psybench.intphys.shards import count_movies, shard_ids
 from psybench.io.inputs import listing_change, listing_path, quarantine_changed_tree, tree_digest
 from psybench.io.rebuild import record_moved
-from psybench.registry import describe_model
+from psybench.handoff import describe_model
 
 # input and params functions
 
@@ -103,7 +103,7 @@ def get_intphys_train_stores(wildcards):
 
 
 def get_intphys_model_description(wildcards):
-    """The model's description (psybench.registry.describe_model), rebuilt by the job."""
+    """The model's description (psybench.handoff.describe_model), rebuilt by the job."""
     return describe_model(INTPHYS_MODELS[wildcards.model])
 
 

@@ -6,7 +6,7 @@ from psybench.motion.display import Display
 from psybench.motion.generalisation_set import generalisation_variants
 from psybench.motion.stimuli import stimulus_set
 from psybench.provenance import callable_modules, code_hash
-from psybench.registry import describe_model
+from psybench.handoff import describe_model
 
 # input and params functions
 
@@ -30,7 +30,7 @@ if MOTION_ON:
         raise ConfigError(str(exc)) from None
 
 # {name: ModelSpec}, resolved once in rules/common.smk; a job gets its description
-# (psybench.registry.describe_model: algorithm, kind, parameters with defaults, hash).
+# (psybench.handoff.describe_model: algorithm, kind, parameters with defaults, hash).
 MOTION_MODELS = MODELS["motion"] if MOTION_ON else {}
 
 # The readouts' own code, recorded in the readout stores that motion_scores writes (each

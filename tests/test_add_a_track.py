@@ -23,6 +23,7 @@ import psybench.tracks
 from psybench._yaml import safe_load
 from psybench.aggregate.labels import criterion_label, criterion_problem, criterion_unit
 from psybench.aggregate.table import leaderboard, write_scores
+from psybench.benchmarks import benchmarks
 from psybench.config import SCHEMA_PATH, ConfigError, prepare_workflow
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -136,7 +137,7 @@ def test_a_toy_track_passes_every_step(toy_track):
         prepare_workflow(bad, schema_path=toy_track)
     # registry: its model and its benchmark
     assert [r["name"] for r in registry.list_models("toy")] == ["toy_threshold"]
-    assert next(b for b in registry.benchmarks() if b.track == "toy").metrics == ("count_error",)
+    assert next(b for b in benchmarks() if b.track == "toy").metrics == ("count_error",)
     # the stages: stimuli -> responses of each configured model -> score rows -> long table
     from toytrack.score_rows import score_rows
     from toytrack.stimuli import render

@@ -132,10 +132,11 @@ def test_leaderboard_reads_results_folder(tmp_path, capsys):
 
 def test_models_and_benchmarks_without_registry(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "psybench.registry", None)  # import raises ImportError
+    monkeypatch.setitem(sys.modules, "psybench.benchmarks", None)
     assert main(["models"]) == 2
     assert "psybench.registry" in capsys.readouterr().err
     assert main(["benchmarks"]) == 2
-    assert "psybench.registry" in capsys.readouterr().err
+    assert "psybench.benchmarks" in capsys.readouterr().err
 
 
 def test_models_and_benchmarks_with_registry(monkeypatch, capsys):
@@ -157,9 +158,11 @@ def test_models_and_benchmarks_with_registry(monkeypatch, capsys):
     assert "extra" not in capsys.readouterr().out
     assert main(["models", "--long"]) == 0
     assert "extra" in capsys.readouterr().out
-    assert main(["benchmarks"]) == 2  # this registry has no list_benchmarks()
+    fake_benchmarks = types.ModuleType("psybench.benchmarks")
+    monkeypatch.setitem(sys.modules, "psybench.benchmarks", fake_benchmarks)
+    assert main(["benchmarks"]) == 2  # this module has no list_benchmarks()
     assert "list_benchmarks" in capsys.readouterr().err
-    fake.list_benchmarks = lambda: [{"name": "motion_psychobench", "track": "motion"}]
+    fake_benchmarks.list_benchmarks = lambda: [{"name": "motion_psychobench", "track": "motion"}]
     assert main(["benchmarks"]) == 0
     assert "motion_psychobench" in capsys.readouterr().out
 

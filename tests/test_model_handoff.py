@@ -2,8 +2,8 @@
 
 The workflow resolves each model once, while the Snakefile is parsed, and gives
 every model-calling job (motion responses, attention features, IntPhys
-predictions) the same JSON description (:func:`psybench.registry.describe_model`);
-the job rebuilds the model with :func:`psybench.registry.model_from_description`
+predictions) the same JSON description (:func:`psybench.handoff.describe_model`);
+the job rebuilds the model with :func:`psybench.handoff.model_from_description`
 and calls it through :func:`psybench.model_checks.call_model`.
 """
 
@@ -18,19 +18,14 @@ import pytest
 
 from psybench.attention.features import write_feature_store, write_feature_stores
 from psybench.attention.stimuli import write_popout_store
+from psybench.handoff import as_model, describe_model, model_from_description
 from psybench.intphys.generate import generate_intphys
 from psybench.intphys.ingest import ingest_shard, list_movies
 from psybench.intphys.models import predict_shard, predict_shards
 from psybench.io.store import ArraySpec, open_store, write_store
 from psybench.motion.display import Display
 from psybench.motion.responses import run_motion_model_batch
-from psybench.registry import (
-    ModelError,
-    as_model,
-    describe_model,
-    model_from_description,
-    resolve_model,
-)
+from psybench.registry import ModelError, resolve_model
 
 MODULE = "psybench_test_handoff_models"
 SOURCE = '''

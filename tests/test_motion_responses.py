@@ -7,6 +7,7 @@ import textwrap
 import numpy as np
 import pytest
 
+from psybench.handoff import describe_model, model_from_description
 from psybench.io.store import ArraySpec, open_store, write_store
 from psybench.motion.display import Display
 from psybench.motion.models import flow
@@ -14,11 +15,9 @@ from psybench.motion.responses import motion_response_blocks, run_motion_model
 from psybench.registry import (
     ModelError,
     ModelSpec,
-    describe_model,
     get_algorithm,
     list_models,
     load_callable,
-    model_from_description,
     resolve_model,
 )
 

@@ -54,9 +54,9 @@ def test_bad_score_table_named():
 
 
 def test_experiment_list_is_defined_once():
+    from psybench.benchmarks import benchmarks
     from psybench.motion import EXPERIMENTS
     from psybench.motion.criteria import SCORERS
-    from psybench.registry import benchmarks
 
     motion = next(b for b in benchmarks() if b.track == "motion")
     assert motion.experiments is EXPERIMENTS

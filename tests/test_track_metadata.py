@@ -14,10 +14,11 @@ from psybench.aggregate.labels import criterion_label, criterion_unit
 from psybench.aggregate.table import concat_scores
 from psybench.attention.metrics import score_frames
 from psybench.attention.score_rows import score_rows as attention_rows
+from psybench.benchmarks import benchmarks
 from psybench.intphys.metrics import score_table
 from psybench.intphys.score_rows import score_rows as intphys_rows
 from psybench.motion.score_rows import score_rows as motion_rows
-from psybench.registry import TRACKS, benchmarks
+from psybench.registry import TRACKS
 from psybench.tracks import Metric, find_metric, track_metrics
 
 

@@ -52,9 +52,10 @@ import numpy as np
 
 from psybench.attention.defaults import CHUNK_FRAMES, LAGS_MS
 from psybench.attention.grid_coords import grid_coords
+from psybench.handoff import as_model
 from psybench.io.store import ArraySpec, open_store, write_store
 from psybench.model_checks import call_model, exits_are_errors, model_label, read_only
-from psybench.registry import ModelError, ModelSpec, as_model, list_algorithms, resolve_model
+from psybench.registry import ModelError, ModelSpec, list_algorithms, resolve_model
 
 __all__ = ["saliency_model", "channel_names", "feature_maps", "write_feature_store", "write_feature_stores"]
 
@@ -69,7 +70,7 @@ def saliency_model(model: SaliencyModelLike, **params: Any) -> ModelSpec:
     Parameters
     ----------
     model : ModelSpec, mapping, str or callable
-        A resolved model, its description (:func:`psybench.registry.describe_model`,
+        A resolved model, its description (:func:`psybench.handoff.describe_model`,
         what the workflow's jobs receive) or config entry; or a registered attention
         saliency model (``"raw"``, ``"pyramid"``, ``"itti"`` or a plugin's), a
         ``"package.module:function"`` path or the function itself, named by that
@@ -209,7 +210,7 @@ def write_feature_stores(
     Parameters
     ----------
     stores : list of mappings with keys ``out`` (store path), ``model`` (the model's
-        description, :func:`psybench.registry.describe_model`, or a family with its
+        description, :func:`psybench.handoff.describe_model`, or a family with its
         keyword ``params``) and ``code_hash``
     """
     return [

@@ -44,13 +44,14 @@ from typing import Any
 
 import numpy as np
 
+from psybench.handoff import as_model, describe_model
 from psybench.io.integrity import open_group, verify_store
 from psybench.io.store import StreamSpec, write_store_stream
 from psybench.model_checks import call_model, check_maps, exits_are_errors, model_blocks, read_only
 from psybench.motion.display import Display
 from psybench.motion.population import domain_mean_flow
 from psybench.progress import progress
-from psybench.registry import ModelError, ModelSpec, as_model, describe_model
+from psybench.registry import ModelError, ModelSpec
 
 __all__ = ["FLOW_COMPRESSORS", "motion_response_blocks", "paired_stores", "run_motion_model", "run_motion_model_batch"]
 
@@ -148,7 +149,7 @@ def run_motion_model(
     The response store's attributes carry the stimulus attributes (display
     mapping, stimulus parameters, ground truth), the model description and
     ``code_hash``. ``spec`` may also be the model's description
-    (:func:`psybench.registry.describe_model`) or config entry. A model's population ``p`` (stream models
+    (:func:`psybench.handoff.describe_model`) or config entry. A model's population ``p`` (stream models
     with a ``velocities`` grid) is stored only if ``write_population``; ``flow``
     is the same either way. ``show_progress``: a line per block with the time left
     (:mod:`psybench.progress`); a batch reports per stimulus instead.

@@ -1,9 +1,9 @@
 """Run one configured plausibility model on one ingest shard and write its ``movie, p`` table.
 
 The model comes as every track's jobs get theirs: its description
-(:func:`psybench.registry.describe_model`), rebuilt by the shared registry, or a
+(:func:`psybench.handoff.describe_model`), rebuilt by the shared registry, or a
 resolved spec or config entry ``{name, algorithm | callable, params}``
-(:func:`psybench.registry.as_model`, track ``"intphys"``). It is called through
+(:func:`psybench.handoff.as_model`, track ``"intphys"``). It is called through
 :func:`psybench.model_checks.call_model` and receives an :class:`~psybench.intphys.models.observation.Observation`:
 frames, depth, masks, mask names and movie ids, never the labels or conditions.
 """
@@ -15,10 +15,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from psybench.handoff import as_model
 from psybench.intphys.models.observation import observe
 from psybench.io.tables import write_table
 from psybench.model_checks import call_model, exits_are_errors
-from psybench.registry import ModelError, ModelSpec, as_model
+from psybench.registry import ModelError, ModelSpec
 
 if TYPE_CHECKING:  # annotations only: pandas is imported where it is used (planning imports these modules)
     import pandas as pd
@@ -40,7 +41,7 @@ def predict_shard(model: ModelSpec | Mapping[str, Any], store_path: str | os.Pat
     Parameters
     ----------
     model : ModelSpec or mapping
-        The model, its description (:func:`psybench.registry.describe_model`) or its
+        The model, its description (:func:`psybench.handoff.describe_model`) or its
         config entry ``{name, algorithm | callable, params}`` (one item of ``intphys.models``).
     store_path, metadata_path : path-like
         The ingest store and its metadata table (only mask names are read from it).

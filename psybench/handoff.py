@@ -1,0 +1,97 @@
+"""The one model hand-off: what every track's jobs receive of a model, and how they rebuild it.
+
+The workflow resolves each model once, while the Snakefile is parsed
+(:func:`psybench.registry.resolve_model`), and passes :func:`describe_model`'s JSON-able
+description as a rule's param; the job rebuilds the same
+:class:`~psybench.registry.ModelSpec` with :func:`model_from_description`, the same way
+for motion, attention and IntPhys. :func:`as_model` takes any of the three forms a
+caller of the library may hold (a spec, its description, a config entry).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from psybench.registry import KINDS, TRACK_KINDS, ModelError, ModelSpec, resolve_model
+
+__all__ = ["describe_model", "model_from_description", "as_model"]
+
+
+def describe_model(spec: ModelSpec) -> dict[str, Any]:
+    """The JSON-able description of a resolved model that every track's jobs receive.
+
+    ``{name, algorithm, source, kind, params, params_hash}``: ``params`` hold every
+    parameter, defaults filled; ``algorithm`` is the registered name, or the
+    ``package.module:function`` path of a user's ``callable`` (``source: "user"``). The
+    workflow resolves each model once, while the Snakefile is parsed, and passes this
+    description as a rule's param (Snakemake compares it to rerun a job whose model
+    changed, and its bytes are part of a cached job's key); the job rebuilds the model
+    with :func:`model_from_description`. The kind names the track
+    (:data:`TRACK_KINDS`). The response stores record it as their ``model`` attribute.
+    """
+    return {
+        "name": spec.name,
+        "algorithm": spec.algorithm.name,
+        "source": spec.algorithm.source,
+        "kind": spec.kind,
+        "params": dict(spec.params),
+        "params_hash": spec.params_hash,
+    }
+
+
+def _track_of_kind(kind: Any) -> str:
+    for track, kinds in TRACK_KINDS.items():
+        if kind in kinds:
+            return track
+    raise ModelError(f"model description: kind {kind!r} is none of {list(KINDS)}")
+
+
+def model_from_description(description: Mapping[str, Any]) -> ModelSpec:
+    """The :class:`ModelSpec` that :func:`describe_model` described, imported again in a job's process.
+
+    The same for every track: the algorithm is looked up in the registry (a user's
+    ``callable`` imported from its path) and the parameters checked again.
+
+    Raises
+    ------
+    ModelError
+        Naming the model, if the description lacks a key, its algorithm is gone, or
+        the rebuilt parameters hash differently (the algorithm's defaults changed since
+        the description was written).
+    """
+    missing = [k for k in ("name", "algorithm", "kind", "params") if k not in description]
+    if missing:
+        raise ModelError(f"model description {dict(description)!r} lacks {missing} (see describe_model)")
+    user = description.get("source", "builtin") == "user"
+    entry: dict[str, Any] = {"name": description["name"], "params": dict(description["params"])}
+    entry["callable" if user else "algorithm"] = description["algorithm"]
+    if user:
+        entry["kind"] = description["kind"]
+    spec = resolve_model(entry, track=_track_of_kind(description["kind"]))
+    recorded = description.get("params_hash")
+    if recorded is not None and recorded != spec.params_hash:
+        raise ModelError(f"model {spec.name!r}: its parameters hash to {spec.params_hash}, not {recorded} as "
+                         "described (the algorithm's defaults changed since the workflow was planned)")
+    return spec
+
+
+def as_model(model: ModelSpec | Mapping[str, Any], *, track: str) -> ModelSpec:
+    """A :class:`ModelSpec` from a resolved spec, its description, or a config entry of ``track``.
+
+    A description (the mapping :func:`describe_model` returns, recognised by its
+    ``params_hash``) is rebuilt with :func:`model_from_description`; a config entry
+    (``{name, algorithm | callable, params}``) is resolved with :func:`resolve_model`.
+    """
+    if isinstance(model, ModelSpec):
+        spec = model
+    elif isinstance(model, Mapping) and "params_hash" in model:
+        spec = model_from_description(model)
+    elif isinstance(model, Mapping):
+        spec = resolve_model(model, track=track)
+    else:
+        raise ModelError(f"expected a model (ModelSpec, its description or a config entry), "
+                         f"got {type(model).__name__}")
+    if spec.track != track:
+        raise ModelError(f"model {spec.name!r} belongs to track {spec.track!r}, not {track!r}")
+    return spec
