@@ -134,7 +134,7 @@ def test_every_rule_with_a_script_has_a_code_hash_over_its_imports(parsed):
     generalisation_runs.py; the motion figures display.py; the attention feature stores grid_coords.py."""
     work, rows = parsed
     # the rules that the default config with a generalisation run defines: each track's and the aggregate ones
-    assert {"motion_generalisation_scores", "motion_figures_model", "attention_features", "intphys_predict",
+    assert {"motion_generalisation_scores", "motion_figures_model", "attention_responses", "intphys_responses",
             "intphys_train", "report_leaderboard"} <= set(rows), sorted(rows)
     oracle = _oracle(work, sorted({row["script"] for row in rows.values()}))
     missing = {}

@@ -33,7 +33,6 @@ __all__ = [
     "load_model_readouts",
     "merge_criteria",
     "score_model",
-    "score_model_responses",
     "score_model_stores",
     "write_scores",
 ]
@@ -179,7 +178,7 @@ def score_model_stores(
     ``sensitivity_out`` (verdicts, fits), if given, also gets the two tables of
     :func:`psybench.motion.readout_dynamics.lambda_sensitivity_stores` from the same
     readouts, loaded once, with these scores as its verdicts at the readouts' own
-    lambda (issue 15: one job instead of two, and that lambda scored once).
+    lambda (that lambda scored once).
     """
     stored_name, readouts = load_model_readouts(readout_paths)
     model = stored_name or Path(readout_paths[0]).parent.name
@@ -195,39 +194,3 @@ def score_model_stores(
         write_table(verdicts, sensitivity_out[0])
         write_table(lambda_fits, sensitivity_out[1])
     return write_scores(scores, fits, scores_out, fits_out)
-
-
-def score_model_responses(
-    response_paths: Sequence[str | os.PathLike],
-    readout_paths: Sequence[str | os.PathLike],
-    scores_out: str | os.PathLike,
-    fits_out: str | os.PathLike,
-    *,
-    lambda_ms: float,
-    readouts_code_hash: str = "",
-    **kwargs: Any,
-) -> tuple[Path, Path]:
-    """One model's readout stores from its response stores, then :func:`score_model_stores` of them.
-
-    The workflow's ``motion_scores`` job (issue 15): a readout reads the domain mean its
-    response store holds (:func:`psybench.motion.readouts.compute_readout`, kilobytes a
-    store), too little work for a job of its own; the same functions on the same files
-    write the same readout stores and tables as two jobs did.
-
-    Parameters
-    ----------
-    response_paths, readout_paths : sequence of path-like, length N
-        The model's response stores and their readout stores, pairwise (same stimulus).
-    scores_out, fits_out : path-like
-    lambda_ms : float
-        Eq. 3 time constant of the readouts (ms).
-    readouts_code_hash : str
-        Recorded in the readout stores (as the readouts stage records its own).
-    **kwargs
-        Passed to :func:`score_model_stores` (``criteria``, ``literature_path``,
-        ``sensitivity_out``).
-    """
-    from psybench.motion.readouts import compute_readouts
-
-    written = compute_readouts(response_paths, readout_paths, lambda_ms=lambda_ms, code_hash=readouts_code_hash)
-    return score_model_stores(written, scores_out, fits_out, **kwargs)
