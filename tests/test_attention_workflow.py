@@ -44,7 +44,7 @@ def test_attention_rules_run_and_are_up_to_date(harness, completed_attention_wor
     assert (metrics.groupby(["train", "test", "metric"])["ceiling"].nunique() == 1).all()
     assert set(metrics["direction"]) == {"higher", "lower"}
     assert (tmp_path / "results/attention/curves.png").stat().st_size > 0
-    for rule in ("stimulus", "gaze", "features", "controls", "evaluate"):
+    for rule in ("stimuli", "gaze", "responses", "controls", "evaluate"):
         assert any((tmp_path / "logs/attention" / rule).rglob("*.log")), rule
     # Table 1 in parts, one per model row and training movie, joined by the cheap attention_evaluate
     parts = sorted(p.relative_to(tmp_path / "results/attention/evaluate").as_posix()
