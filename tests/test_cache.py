@@ -31,15 +31,16 @@ def cached_run(harness, work, cache, *targets):
 
 
 def computed(proc, stage):
-    """Stores of a stage computed by this run (then moved into the cache)."""
+    """Stores of a motion stage computed by this run (then moved into the cache)."""
     out = proc.stdout + proc.stderr
-    return sorted(set(re.findall(rf"Moving output file results/{stage}/(\S+?\.zarr) to cache", out)))
+    return sorted(set(re.findall(rf"Moving output file results/motion/{stage}/(\S+?\.zarr) to cache", out)))
 
 
 def fetched(proc, stage):
-    """Stores of a stage fetched from the cache (their entries symlinked) instead of computed."""
+    """Stores of a motion stage fetched from the cache (their entries symlinked) instead of computed."""
     out = proc.stdout + proc.stderr
-    return sorted(set(re.findall(rf"Symlinking output file results/{stage}/(\S+?\.zarr)/zarr\.json from cache", out)))
+    found = re.findall(rf"Symlinking output file results/motion/{stage}/(\S+?\.zarr)/zarr\.json from cache", out)
+    return sorted(set(found))
 
 
 @pytest.fixture(scope="module")

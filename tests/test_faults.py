@@ -172,7 +172,7 @@ def test_damaged_store_is_rebuilt_on_rerun(harness, complete, tmp_path):
     # the next run detects it before planning and moves it aside, naming it ...
     proc = harness.run(work, "--cores", "2", harness.table)
     assert f"moved damaged store results/motion/stimuli/{store.name}" in proc.stdout + proc.stderr
-    assert (work / "results/.damaged/stimuli" / store.name).is_dir()
+    assert (work / "results/.damaged/motion/stimuli" / store.name).is_dir()
     # ... so nothing reads it; the results that were computed from the good store stand
     assert aggregate_bytes(work) == aggregate_bytes(complete)
     # and Snakemake rebuilds it as soon as it is needed or asked for

@@ -242,7 +242,7 @@ def test_damaged_artifacts_rebuilt_by_the_real_run_only(harness, completed_workf
     assert not any(p.exists() for p in leftovers), out
     assert f"moved damaged store results/motion/readouts/hs/{store.name}" in out, out
     assert f"moved damaged table {harness.table}" in out, out
-    assert (work / "results/.damaged/readouts/hs" / store.name).is_dir()
+    assert (work / "results/.damaged/motion/readouts/hs" / store.name).is_dir()
     assert table.read_bytes() == good  # rebuilt, identical to the clean run
     # the store is rebuilt when it is needed or asked for (as test_faults.py measures for stimuli)
     harness.run(work, "--cores", "1", str(store.relative_to(work)))

@@ -142,5 +142,5 @@ def test_intphys_model_exits_fail_their_jobs(harness, tmp_path):
     harness.copy(tmp_path, {"tracks": ["intphys"], "intphys": intphys}, modules={"exitmodels.py": EXIT_MODELS})
     proc = harness.run(tmp_path, "--cores", "2", "--keep-going", "intphys_all", check=False, timeout=600)
     for k, call in CALLS.items():
-        log = (tmp_path / "logs/intphys/predict" / f"exit_{k}.log").read_text()
+        log = (tmp_path / "logs/intphys/responses" / f"exit_{k}.log").read_text()
         _check_failure(proc, log, f"model 'exit_{k}", call, r"shard shard_0000\.zarr \(movies O1/0001/1 to \S+\)")
