@@ -26,7 +26,7 @@ CHILD = r"""
 import json, os, sys
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 import numpy as np
-from psybench.attention.features import feature_maps, write_feature_store
+from psybench.attention.responses import feature_maps, write_feature_store
 from psybench.io.store import open_store
 mode, stim, out, chunk = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 def hwm_mb():  # VmHWM: peak RSS of this process image (ru_maxrss would include the parent's, kept across exec)
@@ -56,7 +56,7 @@ def main(argv=None):
     ap.add_argument("--chunk", type=int, default=64)
     args = ap.parse_args(argv)
 
-    from psybench.attention.features import feature_maps
+    from psybench.attention.responses import feature_maps
     from psybench.attention.stimuli import render_popout, write_popout_store
 
     with tempfile.TemporaryDirectory() as tmp:

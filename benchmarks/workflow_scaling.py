@@ -73,9 +73,9 @@ BASE["intphys"] = {
 
 # the stages whose work a case doubles (rules; the cached ones by their script's name)
 SCALING = {
-    "stimuli_x2": ("motion_stimuli", "motion_responses", "motion_scores"),
-    "models_x2": ("motion_responses", "motion_scores"),
-    "movies_x2": ("intphys_generate", "intphys_ingest", "intphys_predict"),
+    "stimuli_x2": ("motion_stimuli", "motion_responses", "motion_readouts", "motion_scores"),
+    "models_x2": ("motion_responses", "motion_readouts", "motion_scores"),
+    "movies_x2": ("intphys_generate", "intphys_ingest", "intphys_responses"),
 }
 
 

@@ -60,7 +60,7 @@ def copy_workflow(dest: Path) -> None:
 
 
 # scripts of the rules with ``cache: True`` (Snakemake allows them no benchmark file)
-CACHED_SCRIPTS = ("motion_stimuli", "motion_responses", "attention_stimuli", "attention_features")
+CACHED_SCRIPTS = ("motion_stimuli", "motion_responses", "attention_stimuli", "attention_responses")
 SCRIPT = re.compile(r"\.snakemake/scripts/tmp[^ /]*\.(\w+)\.py")
 
 

@@ -9,7 +9,7 @@ training -> predictions -> scores -> score rows), on the same config (by default
 ``config/config.yaml``, laid under the caller's overrides as Snakemake lays a
 ``--configfile`` over it), so its rows equal the workflow's rows for that model.
 The intermediate stores go to a temporary folder (or ``workdir``); stimulus stores
-already rendered (e.g. a run's ``results/stimuli``) may be given instead of
+already rendered (e.g. a run's ``results/motion/stimuli``) may be given instead of
 rendering them again.
 
 Examples
@@ -189,9 +189,8 @@ def _score_intphys(spec: ModelSpec, cfg: Mapping[str, Any], block: str | None,
     """rules/intphys.smk in order: (generate,) ingest, metadata, (train,) predict, scores, score rows."""
     from psybench.intphys.generate import generate_intphys
     from psybench.intphys.ingest import ingest_shard, merge_metadata
-    from psybench.intphys.models import TRAINED_ALGORITHMS
     from psybench.intphys.models.nextframe import train_nextframe_stores
-    from psybench.intphys.models.predict import predict_shard
+    from psybench.intphys.responses import TRAINED_ALGORITHMS, predict_shard
     from psybench.intphys.score_rows import score_rows
     from psybench.intphys.scores import score_model
     from psybench.intphys.shards import count_movies, shard_ids
@@ -275,7 +274,7 @@ def score(
         Laid over ``config`` key by key, e.g. a smaller stimulus set.
     stimuli : path, optional
         Motion: a folder of stimulus stores rendered for this config
-        (``results/stimuli`` of a workflow run); default: rendered into ``workdir``.
+        (``results/motion/stimuli`` of a workflow run); default: rendered into ``workdir``.
         Attention: a folder of stimulus stores (``results/attention/stimuli``), or per
         movie a store, an array of frames (T, H, W) or (T, H, W, 3) with the rate of
         ``attention.movies.<movie>.frames_per_s``, or ``{"frames": array,

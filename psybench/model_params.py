@@ -27,7 +27,7 @@ DATA_ARGUMENTS = {
 }
 #: Keywords a runner passes itself, never parameters: a stream model's ``display``, and the
 #: ``history`` frames a saliency model that declares ``history_frames`` receives
-#: (:mod:`psybench.attention.features`).
+#: (:mod:`psybench.attention.responses`).
 RUNNER_KEYWORDS = ("display", "history")
 _EXAMPLES = {
     "pair": "estimate(frame0, frame1, radius=3)",

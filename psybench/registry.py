@@ -10,7 +10,7 @@ for disparity evaluation, VISAPP), sec. 3.3).
 Every track's models are registered here (:data:`TRACKS`), each with the
 interface (``kind``) its track runs (:data:`TRACK_KINDS`). Attention models are
 ``"saliency"``: ``f(frames, **params) -> maps`` with frames ``(t, H, W)`` on the
-model grid and maps ``(t, H, W, K)`` (:mod:`psybench.attention.features`). IntPhys
+model grid and maps ``(t, H, W, K)`` (:mod:`psybench.attention.responses`). IntPhys
 models are ``"plausibility"``: ``f(observation, **params) -> pandas.Series`` of
 P(movie) from a :class:`psybench.intphys.models.Observation` (frames, depth, masks,
 movie ids; never labels). Motion models come in two kinds:

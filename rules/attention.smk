@@ -1,4 +1,5 @@
-# Attention track (Shic & Scassellati 2007): stimuli -> gaze -> features -> Table 1 + metrics.
+# Attention track (Shic & Scassellati 2007): stimuli -> gaze -> responses (feature maps)
+# -> controls -> evaluate (Table 1) + metrics -> score rows.
 # Included by the main Snakefile after rules/common.smk, which validates the config and
 # fills the defaults of config/schema.yaml. Outputs under results/attention/.
 # Input and params functions are in attention_common.smk (snakemake --lint wants no
@@ -19,7 +20,7 @@ rule attention_stimuli:
     output:
         store=directory("results/attention/stimuli/{attention_movie}.zarr"),
     log:
-        "logs/attention/stimulus/{attention_movie}.log",
+        "logs/attention/stimuli/{attention_movie}.log",
     cache: True
     conda:
         "../envs/psybench.yaml"
@@ -52,22 +53,22 @@ rule attention_gaze:
         "../scripts/attention_gaze.py"
 
 
-# One job per movie writes every model's feature store (its own store, at its own path). Defined only
+# One job per movie writes every model's response (feature) store (its own store, at its own path). Defined only
 # with the track on (a cached rule needs outputs).
 if ATTENTION_ON:
 
-    rule attention_features:
+    rule attention_responses:
         input:
             stimulus="results/attention/stimuli/{attention_movie}.zarr",
         output:
-            **ATTENTION_FEATURE_STORES,
+            **ATTENTION_RESPONSE_STORES,
         log:
-            "logs/attention/features/{attention_movie}.log",
+            "logs/attention/responses/{attention_movie}.log",
         cache: True
         conda:
             "../envs/psybench.yaml"
-        # one core: its chunks in 2 threads gave the same bits but kept the other core idle
-        # in a 2-core run (a 2-thread job waits for both cores)
+        # one core: its chunks in 2 threads give the same bits, and a 2-thread job waits for
+        # both cores of a 2-core run
         threads: 1
         resources:
             mem_mb=1000,
@@ -75,9 +76,9 @@ if ATTENTION_ON:
             stores=get_attention_feature_batch,
             chunk_frames=ATTENTION["chunk_frames"],
             lags_ms=ATTENTION["lags_ms"],
-            code_hash=get_code_hash("attention_features.py"),
+            code_hash=get_code_hash("attention_responses.py"),
         script:
-            "../scripts/attention_features.py"
+            "../scripts/attention_responses.py"
 
 
 rule attention_control_scanpaths:

@@ -51,8 +51,8 @@ def get_attention_gaze_files(wildcards):
 
 # The feature stores of a movie, one per feature key, named store0, store1, ... (Snakemake's cache
 # takes several outputs only when named; a key such as "pkg.mod.fn-1a2b3c4d" is no Python name).
-ATTENTION_FEATURE_STORES = {
-    f"store{i}": directory(f"results/attention/features/{key}/{{attention_movie}}.zarr")
+ATTENTION_RESPONSE_STORES = {
+    f"store{i}": directory(f"results/attention/responses/{key}/{{attention_movie}}.zarr")
     for i, key in enumerate(ATTENTION_FEATURES)
 }
 
@@ -63,8 +63,8 @@ def get_attention_feature_batch(wildcards):
     imports (a user's too)."""
     out = []
     for key, m in ATTENTION_FEATURES.items():
-        path = f"results/attention/features/{key}/{wildcards.attention_movie}.zarr"
-        code = get_code_hash("attention_features.py", modules=(m.spec.algorithm.function.__module__,))
+        path = f"results/attention/responses/{key}/{wildcards.attention_movie}.zarr"
+        code = get_code_hash("attention_responses.py", modules=(m.spec.algorithm.function.__module__,))
         # named by its family: a store shared by models of equal family and parameters depends on no label
         family = dataclasses.replace(m.spec, name=m.spec.algorithm.name)
         out.append({"out": path, "model": describe_model(family), "code_hash": code})
@@ -74,7 +74,7 @@ def get_attention_feature_batch(wildcards):
 def get_attention_feature_stores(wildcards=None):
     """{movie: {model name: feature store}} of every movie of the (train, test) pairs."""
     return {
-        movie: {m.name: f"results/attention/features/{m.features}/{movie}.zarr" for m in ATTENTION_MODELS}
+        movie: {m.name: f"results/attention/responses/{m.features}/{movie}.zarr" for m in ATTENTION_MODELS}
         for movie in ATTENTION_MOVIES
     }
 
@@ -137,7 +137,7 @@ def get_attention_train_stores(wildcards):
     """{model name: {movie: feature store}} of every model on a training movie and its test movies."""
     movies = _attention_part_movies(wildcards)
     return {
-        m.name: {mv: f"results/attention/features/{m.features}/{mv}.zarr" for mv in movies} for m in ATTENTION_MODELS
+        m.name: {mv: f"results/attention/responses/{m.features}/{mv}.zarr" for mv in movies} for m in ATTENTION_MODELS
     }
 
 
@@ -163,4 +163,4 @@ def get_attention_metrics_parts():
 
 def get_attention_scanpath_features(wildcards):
     """One feature store of a training movie: its frame count, rate and gaze frame size."""
-    return f"results/attention/features/{ATTENTION_MODELS[0].features}/{wildcards.attention_movie}.zarr"
+    return f"results/attention/responses/{ATTENTION_MODELS[0].features}/{wildcards.attention_movie}.zarr"

@@ -103,17 +103,17 @@ rule intphys_train:
         "../scripts/intphys_train.py"
 
 
-if INTPHYS_PREDICTIONS:
+if INTPHYS_RESPONSES:
 
-    rule intphys_predict:
+    rule intphys_responses:
         input:
-            unpack(get_intphys_predict_input),
+            unpack(get_intphys_responses_input),
         output:
-            **INTPHYS_PREDICTIONS,
+            **INTPHYS_RESPONSES,
         log:
-            "logs/intphys/predict/{model}.log",
+            "logs/intphys/responses/{model}.log",
         benchmark:
-            "logs/benchmarks/intphys_predict/{model}.tsv"
+            "logs/benchmarks/intphys_responses/{model}.tsv"
         wildcard_constraints:
             model="|".join(INTPHYS_MODELS) or "^$",
         conda:
@@ -123,7 +123,7 @@ if INTPHYS_PREDICTIONS:
             model=get_intphys_model_description,
             code_hash=get_intphys_model_code,
         script:
-            "../scripts/intphys_predict.py"
+            "../scripts/intphys_responses.py"
 
 
 rule intphys_scores:
@@ -131,15 +131,15 @@ rule intphys_scores:
         unpack(get_intphys_score_input),
     output:
         scores=report(
-            "results/intphys/{model}/scores.csv",
+            "results/intphys/scores/{model}/scores.csv",
             caption="../report/intphys_scores.rst",
             category="IntPhys",
             subcategory="{model}",
         ),
-        parquet="results/intphys/{model}/scores.parquet",
-        answer="results/intphys/{model}/answer.txt",
+        parquet="results/intphys/scores/{model}/scores.parquet",
+        answer="results/intphys/scores/{model}/answer.txt",
     log:
-        "logs/intphys/score/{model}.log",
+        "logs/intphys/scores/{model}.log",
     benchmark:
         "logs/benchmarks/intphys_scores/{model}.tsv"
     wildcard_constraints:

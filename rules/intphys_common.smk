@@ -4,7 +4,7 @@
 import functools
 
 from psybench.config import ConfigError
-from psybench.intphys.models import TRAINED_ALGORITHMS
+from psybench.intphys.responses import TRAINED_ALGORITHMS
 from psybench.intphys.shards import count_movies, shard_ids
 from psybench.io.inputs import listing_change, listing_path, quarantine_changed_tree, tree_digest
 from psybench.io.rebuild import record_moved
@@ -66,9 +66,9 @@ def intphys_shards(split):
 
 # One prediction job per model for every shard of the evaluation split (start-up
 # paid once per model, not per shard), each shard keeping its own table (named outputs).
-INTPHYS_PREDICTIONS = (
+INTPHYS_RESPONSES = (
     {
-        f"shard_{shard}": f"results/intphys/{{model}}/predictions/shard_{shard}.csv"
+        f"shard_{shard}": f"results/intphys/responses/{{model}}/shard_{shard}.csv"
         for shard in intphys_shards(INTPHYS["eval_split"])
     }
     if "intphys" in config["tracks"] and INTPHYS_MODELS
@@ -109,10 +109,10 @@ def get_intphys_model_description(wildcards):
 
 def get_intphys_model_code(wildcards):
     model_module = INTPHYS_MODELS[wildcards.model].algorithm.function.__module__
-    return get_code_hash("intphys_predict.py", modules=(model_module,))
+    return get_code_hash("intphys_responses.py", modules=(model_module,))
 
 
-def get_intphys_predict_input(wildcards):
+def get_intphys_responses_input(wildcards):
     """Every shard store and metadata table of the evaluation split (one job per model), weights if trained."""
     split = INTPHYS["eval_split"]
     inputs = {
@@ -132,20 +132,22 @@ def get_intphys_score_input(wildcards):
         inputs["answer"] = INTPHYS["external_answers"][wildcards.model]
     else:
         inputs["predictions"] = expand(
-            "results/intphys/{model}/predictions/shard_{shard}.csv", model=wildcards.model, shard=intphys_shards(split)
+            "results/intphys/responses/{model}/shard_{shard}.csv", model=wildcards.model, shard=intphys_shards(split)
         )
     return inputs
 
 
 def intphys_targets():
     """Final targets: scores.csv and answer.txt of every model and external answer."""
-    return expand("results/intphys/{model}/{file}", model=intphys_model_names(), file=["scores.csv", "answer.txt"])
+    return expand(
+        "results/intphys/scores/{model}/{file}", model=intphys_model_names(), file=["scores.csv", "answer.txt"]
+    )
 
 
 def get_intphys_score_row_inputs(wildcards):
     split = config["intphys"]["eval_split"]
     return {
-        "scores": expand("results/intphys/{model}/scores.csv", model=intphys_model_names()),
-        "answers": expand("results/intphys/{model}/answer.txt", model=intphys_model_names()),
+        "scores": expand("results/intphys/scores/{model}/scores.csv", model=intphys_model_names()),
+        "answers": expand("results/intphys/scores/{model}/answer.txt", model=intphys_model_names()),
         "metadata": f"results/intphys/metadata/{split}.csv",
     }

@@ -1,5 +1,7 @@
 # Motion track (Tlapale et al. 2010, Motion Psychobench, RR-7317): stimuli -> responses
-# -> readouts -> scores -> Table 1 (+ figures). Outputs under results/ (paths unchanged).
+# -> readouts -> scores -> Table 1 -> score rows (+ figures, generalisation runs).
+# Outputs under results/motion/<stage>/, logs under logs/motion/<stage>/; Table 1 and the
+# generalisation table under results/aggregate/ (their paths are interfaces).
 # Input and params functions are in motion_common.smk (snakemake --lint wants no
 # functions next to rules).
 
@@ -15,7 +17,7 @@ if MOTION_ON:
         output:
             **MOTION_STIMULUS_STORES,
         log:
-            "logs/stimuli/batch.log",
+            "logs/motion/stimuli/batch.log",
         # between-workflow output cache (snakemake --cache, $SNAKEMAKE_OUTPUT_CACHE):
         # keyed by script, params (specs, display, code hash) and upstream provenance
         cache: True
@@ -27,16 +29,16 @@ if MOTION_ON:
         script:
             "../scripts/motion_stimuli.py"
 
-    # One job per model: interpreter start-up, imports and model resolution are
-    # paid once for all stimuli; each stimulus keeps its own store (named outputs, so that
-    # the between-workflow cache still stores them one by one).
+    # One job per model: interpreter start-up, imports and model resolution are paid once
+    # for all stimuli; each stimulus keeps its own store (named outputs, so that the
+    # between-workflow cache still stores them one by one).
     rule motion_responses:
         input:
-            stimuli=expand("results/stimuli/{stimulus}.zarr", stimulus=MOTION_STIMULI),
+            stimuli=expand("results/motion/stimuli/{stimulus}.zarr", stimulus=MOTION_STIMULI),
         output:
             **MOTION_RESPONSE_STORES,
         log:
-            "logs/responses/{model}/batch.log",
+            "logs/motion/responses/{model}/batch.log",
         cache: True
         conda:
             "../envs/psybench.yaml"
@@ -52,31 +54,47 @@ if MOTION_ON:
             "../scripts/motion_responses.py"
 
 
-# One job per model writes its readout stores, then its scores: a readout reads
-# the domain mean its response store holds, too little work for a job of its own. The same
-# job writes the readout's own dynamics (the readouts loaded and scored at the run's lambda
-# once): every verdict re-scored at other pursuit constants lambda and on the unfiltered
-# mean flow (psybench.motion.readout_dynamics).
-rule motion_scores:
+# One job per model: the pursuit readout of every response store (Tlapale et al. 2010,
+# RR-7317 eq. 3), each in its own store.
+rule motion_readouts:
     input:
         responses=get_motion_model_responses,
+    output:
+        stores=directory(expand("results/motion/readouts/{{model}}/{stimulus}.zarr", stimulus=MOTION_STIMULI)),
+    log:
+        "logs/motion/readouts/{model}.log",
+    benchmark:
+        "logs/benchmarks/motion_readouts/{model}.tsv"
+    conda:
+        "../envs/psybench.yaml"
+    params:
+        lambda_ms=config["motion"]["readout"]["lambda_ms"],
+        readouts_code_hash=MOTION_READOUTS_CODE,
+        code_hash=get_code_hash("motion_readouts.py"),
+    script:
+        "../scripts/motion_readouts.py"
+
+
+# One job per model scores its readouts, and re-scores them at other pursuit constants
+# lambda and on the unfiltered mean flow (psybench.motion.readout_dynamics), the readouts
+# loaded once.
+rule motion_scores:
+    input:
+        readouts=get_motion_model_readouts,
         literature=config["literature"],
     output:
-        stores=directory(expand("results/readouts/{{model}}/{stimulus}.zarr", stimulus=MOTION_STIMULI)),
-        scores="results/scores/motion/{model}.csv",
-        fits="results/fits/motion/{model}.csv",
-        verdicts="results/scores/motion/lambda_sensitivity/{model}.csv",
-        lambda_fits="results/fits/motion/lambda_sensitivity/{model}.csv",
+        scores="results/motion/scores/{model}.csv",
+        fits="results/motion/fits/{model}.csv",
+        verdicts="results/motion/scores/lambda_sensitivity/{model}.csv",
+        lambda_fits="results/motion/fits/lambda_sensitivity/{model}.csv",
     log:
-        "logs/scores/motion/{model}.log",
+        "logs/motion/scores/{model}.log",
     benchmark:
         "logs/benchmarks/motion_scores/{model}.tsv"
     conda:
         "../envs/psybench.yaml"
     params:
-        lambda_ms=config["motion"]["readout"]["lambda_ms"],
         criteria=config["motion"]["criteria"],
-        readouts_code_hash=MOTION_READOUTS_CODE,
         code_hash=get_code_hash("motion_scores.py"),
     script:
         "../scripts/motion_scores.py"
@@ -84,7 +102,7 @@ rule motion_scores:
 
 rule motion_table1:
     input:
-        scores=expand("results/scores/motion/{model}.csv", model=MOTION_MODELS),
+        scores=expand("results/motion/scores/{model}.csv", model=MOTION_MODELS),
     output:
         table=report(
             "results/aggregate/motion_table1.csv",
@@ -92,9 +110,9 @@ rule motion_table1:
             category="Motion",
             subcategory="Table 1",
         ),
-        markdown="results/aggregate/motion_table1.md",
+        markdown="results/motion/motion_table1.md",
         pareto=report(
-            "results/aggregate/motion_pareto.csv",
+            "results/motion/motion_pareto.csv",
             caption="../report/motion_pareto.rst",
             category="Motion",
             subcategory="Pareto",
@@ -113,16 +131,16 @@ rule motion_table1:
 
 rule motion_figures_stimuli:
     input:
-        stimuli=expand("results/stimuli/{stimulus}.zarr", stimulus=MOTION_STIMULI),
+        stimuli=expand("results/motion/stimuli/{stimulus}.zarr", stimulus=MOTION_STIMULI),
     output:
         report(
-            "results/figures/motion/stimuli.png",
+            "results/motion/figures/stimuli.png",
             caption="../report/motion_stimuli.rst",
             category="Motion",
             subcategory="Stimuli",
         ),
     log:
-        "logs/figures/motion/stimuli.log",
+        "logs/motion/figures/stimuli.log",
     benchmark:
         "logs/benchmarks/motion_figures_stimuli/job.tsv"
     conda:
@@ -139,24 +157,24 @@ rule motion_figures_model:
     input:
         responses=get_motion_flow_figure_responses,
         readouts=get_motion_model_readouts,
-        fits="results/fits/motion/{model}.csv",
-        scores="results/scores/motion/{model}.csv",
+        fits="results/motion/fits/{model}.csv",
+        scores="results/motion/scores/{model}.csv",
         literature=config["literature"],
     output:
         flow=report(
-            "results/figures/motion/{model}_flow.png",
+            "results/motion/figures/{model}_flow.png",
             caption="../report/motion_flow.rst",
             category="Motion",
             subcategory="Flow fields",
         ),
         direction_error=report(
-            "results/figures/motion/{model}_direction_error.png",
+            "results/motion/figures/{model}_direction_error.png",
             caption="../report/motion_direction_error.rst",
             category="Motion",
             subcategory="Direction error",
         ),
     log:
-        "logs/figures/motion/{model}.log",
+        "logs/motion/figures/{model}.log",
     benchmark:
         "logs/benchmarks/motion_figures_model/{model}.tsv"
     conda:
@@ -169,16 +187,16 @@ rule motion_figures_model:
 
 rule motion_figures_barberpole:
     input:
-        scores=expand("results/scores/motion/{model}.csv", model=MOTION_MODELS),
+        scores=expand("results/motion/scores/{model}.csv", model=MOTION_MODELS),
     output:
         report(
-            "results/figures/motion/barberpole_directions.png",
+            "results/motion/figures/barberpole_directions.png",
             caption="../report/motion_barberpole.rst",
             category="Motion",
             subcategory="Barber-pole",
         ),
     log:
-        "logs/figures/motion/barberpole.log",
+        "logs/motion/figures/barberpole.log",
     benchmark:
         "logs/benchmarks/motion_figures_barberpole/job.tsv"
     conda:
@@ -192,7 +210,7 @@ rule motion_figures_barberpole:
 rule motion_score_rows:
     input:
         table1="results/aggregate/motion_table1.csv",
-        fits=expand("results/fits/motion/{model}.csv", model=MOTION_MODELS),
+        fits=expand("results/motion/fits/{model}.csv", model=MOTION_MODELS),
     output:
         table="results/aggregate/scores_motion.csv",
         parquet="results/aggregate/scores_motion.parquet",
@@ -217,62 +235,60 @@ rule motion_score_rows:
 
 if MOTION_GENERALISATION:
 
-    rule motion_generalisation_stimuli:
+    # The stimulus and responses jobs of the main run, on every run's stimuli and displays
+    # (`use rule` does not carry `cache:` over: each says it again).
+    use rule motion_stimuli as motion_generalisation_stimuli with:
         output:
             **MOTION_GENERALISATION_STIMULUS_STORES,
         log:
-            "logs/generalisation/stimuli/batch.log",
+            "logs/motion/generalisation/stimuli/batch.log",
         cache: True
-        conda:
-            "../envs/psybench.yaml"
         params:
             batch=get_motion_generalisation_stimulus_batch,
-            code_hash=get_code_hash("motion_stimuli.py"),
-        script:
-            "../scripts/motion_stimuli.py"
 
-    # One job per model for all runs, as motion_responses.
-    rule motion_generalisation_responses:
+    use rule motion_responses as motion_generalisation_responses with:
         input:
             stimuli=get_motion_generalisation_stimuli,
         output:
             **MOTION_GENERALISATION_RESPONSE_STORES,
         log:
-            "logs/generalisation/responses/{model}/batch.log",
+            "logs/motion/generalisation/responses/{model}/batch.log",
         cache: True
-        conda:
-            "../envs/psybench.yaml"
-        threads: 1
-        resources:
-            mem_mb=2000,
-            runtime=60,
-        params:
-            model=get_motion_model_description,
-            write_population=config["motion"]["write_population"],
-            code_hash=get_motion_model_code_hash,
-        script:
-            "../scripts/motion_responses.py"
 
-    # Readouts and scores of one model on every run in one job (one start-up per
-    # model); each run keeps its readout folder and its tables. Scoring code edits rerun
-    # the readouts too (they are cheap).
-    rule motion_generalisation_scores:
+    # One job per model for every run; each run keeps its readout folder.
+    rule motion_generalisation_readouts:
         input:
             unpack(get_motion_generalisation_responses),
-            literature=config["literature"],
         output:
             **MOTION_GENERALISATION_READOUT_DIRS,
+        log:
+            "logs/motion/generalisation/readouts/{model}.log",
+        benchmark:
+            "logs/benchmarks/motion_generalisation_readouts/{model}.tsv"
+        conda:
+            "../envs/psybench.yaml"
+        params:
+            lambda_ms=config["motion"]["readout"]["lambda_ms"],
+            readouts_code_hash=MOTION_READOUTS_CODE,
+            code_hash=get_code_hash("motion_generalisation_readouts.py"),
+        script:
+            "../scripts/motion_generalisation_readouts.py"
+
+    # One job per model for every run; each run keeps its tables.
+    rule motion_generalisation_scores:
+        input:
+            unpack(get_motion_generalisation_readouts),
+            literature=config["literature"],
+        output:
             **MOTION_GENERALISATION_SCORE_TABLES,
         log:
-            "logs/generalisation/scores/{model}.log",
+            "logs/motion/generalisation/scores/{model}.log",
         benchmark:
             "logs/benchmarks/motion_generalisation_scores/{model}.tsv"
         conda:
             "../envs/psybench.yaml"
         params:
-            lambda_ms=config["motion"]["readout"]["lambda_ms"],
             criteria=config["motion"]["criteria"],
-            readouts_code_hash=MOTION_READOUTS_CODE,
             code_hash=get_code_hash("motion_generalisation_scores.py"),
         script:
             "../scripts/motion_generalisation_scores.py"
@@ -280,7 +296,7 @@ if MOTION_GENERALISATION:
 
 rule motion_generalisation:
     input:
-        main=expand("results/scores/motion/{model}.csv", model=MOTION_MODELS),
+        main=expand("results/motion/scores/{model}.csv", model=MOTION_MODELS),
         variants=get_motion_generalisation_score_files,
     output:
         table=report(

@@ -33,7 +33,7 @@ if MOTION_ON:
 # (psybench.handoff.describe_model: algorithm, kind, parameters with defaults, hash).
 MOTION_MODELS = MODELS["motion"] if MOTION_ON else {}
 
-# The readouts' own code, recorded in the readout stores that motion_scores writes (each
+# The readouts' own code, recorded in the readout stores that motion_readouts writes (each
 # rule's code_hash param, get_code_hash in rules/common.smk, covers its whole job).
 MOTION_READOUTS_CODE = code_hash(callable_modules("psybench.motion.readouts"))
 
@@ -48,23 +48,24 @@ MOTION_MODEL_CODE = {name: _model_code_hash(spec) for name, spec in MOTION_MODEL
 # Batched jobs: one job per model writes every stimulus's store. Their outputs
 # are named (stimulus, or run__stimulus) so that the between-workflow cache, which takes
 # several outputs only when named, still stores each one separately.
-MOTION_STIMULUS_STORES = {name: directory(f"results/stimuli/{name}.zarr") for name in MOTION_STIMULI}
+MOTION_STIMULUS_STORES = {name: directory(f"results/motion/stimuli/{name}.zarr") for name in MOTION_STIMULI}
 MOTION_GENERALISATION_STIMULUS_STORES = {
-    f"{variant}__{name}": directory(f"results/generalisation/{variant}/stimuli/{name}.zarr")
+    f"{variant}__{name}": directory(f"results/motion/generalisation/{variant}/stimuli/{name}.zarr")
     for variant, run in MOTION_GENERALISATION.items()
     for name in run["stimuli"]
 }
-MOTION_RESPONSE_STORES = {name: directory(f"results/responses/{{model}}/{name}.zarr") for name in MOTION_STIMULI}
+MOTION_RESPONSE_STORES = {name: directory(f"results/motion/responses/{{model}}/{name}.zarr") for name in MOTION_STIMULI}
 MOTION_GENERALISATION_RESPONSE_STORES = {
-    f"{variant}__{name}": directory(f"results/generalisation/{variant}/responses/{{model}}/{name}.zarr")
+    f"{variant}__{name}": directory(f"results/motion/generalisation/{variant}/responses/{{model}}/{name}.zarr")
     for variant, run in MOTION_GENERALISATION.items()
     for name in run["stimuli"]
 }
 MOTION_GENERALISATION_READOUT_DIRS = {
-    variant: directory(f"results/generalisation/{variant}/readouts/{{model}}") for variant in MOTION_GENERALISATION
+    variant: directory(f"results/motion/generalisation/{variant}/readouts/{{model}}")
+    for variant in MOTION_GENERALISATION
 }
 MOTION_GENERALISATION_SCORE_TABLES = {
-    f"{kind}_{variant}": f"results/generalisation/{variant}/{kind}/{{model}}.csv"
+    f"{kind}_{variant}": f"results/motion/generalisation/{variant}/{kind}/{{model}}.csv"
     for variant in MOTION_GENERALISATION
     for kind in ("scores", "fits")
 }
@@ -76,20 +77,20 @@ def motion_targets():
         return []
     return [
         "results/aggregate/motion_table1.csv",
-        "results/aggregate/motion_table1.md",
-        "results/aggregate/motion_pareto.csv",
-        "results/figures/motion/stimuli.png",
-        "results/figures/motion/barberpole_directions.png",
-        *expand("results/figures/motion/{model}_direction_error.png", model=MOTION_MODELS),
-        *expand("results/figures/motion/{model}_flow.png", model=MOTION_MODELS),
-        *expand("results/scores/motion/lambda_sensitivity/{model}.csv", model=MOTION_MODELS),
+        "results/motion/motion_table1.md",
+        "results/motion/motion_pareto.csv",
+        "results/motion/figures/stimuli.png",
+        "results/motion/figures/barberpole_directions.png",
+        *expand("results/motion/figures/{model}_direction_error.png", model=MOTION_MODELS),
+        *expand("results/motion/figures/{model}_flow.png", model=MOTION_MODELS),
+        *expand("results/motion/scores/lambda_sensitivity/{model}.csv", model=MOTION_MODELS),
         *(["results/aggregate/motion_generalisation.csv"] if MOTION_GENERALISATION else []),
     ]
 
 
 def get_motion_error_figure(wildcards):
     """Source of each motion Table 1 row: the model's direction-error figure (under results/)."""
-    return "figures/motion/{model}_direction_error.png"
+    return "motion/figures/{model}_direction_error.png"
 
 
 def get_motion_stimulus_batch(wildcards):
@@ -107,11 +108,11 @@ def get_motion_model_code_hash(wildcards):
 
 
 def get_motion_model_responses(wildcards):
-    return expand("results/responses/{model}/{stimulus}.zarr", model=wildcards.model, stimulus=MOTION_STIMULI)
+    return expand("results/motion/responses/{model}/{stimulus}.zarr", model=wildcards.model, stimulus=MOTION_STIMULI)
 
 
 def get_motion_model_readouts(wildcards):
-    return expand("results/readouts/{model}/{stimulus}.zarr", model=wildcards.model, stimulus=MOTION_STIMULI)
+    return expand("results/motion/readouts/{model}/{stimulus}.zarr", model=wildcards.model, stimulus=MOTION_STIMULI)
 
 
 def get_motion_flow_figure_responses(wildcards):
@@ -119,10 +120,10 @@ def get_motion_flow_figure_responses(wildcards):
     firsts = {}
     for name, stimulus in MOTION_STIMULI.items():
         firsts.setdefault(stimulus["family"], name)
-    return expand("results/responses/{model}/{stimulus}.zarr", model=wildcards.model, stimulus=firsts.values())
+    return expand("results/motion/responses/{model}/{stimulus}.zarr", model=wildcards.model, stimulus=firsts.values())
 
 
-# generalisation runs: results/generalisation/{variant}/...
+# generalisation runs: results/motion/generalisation/{variant}/<stage>/...
 
 
 def get_motion_generalisation_stimulus_batch(wildcards):
@@ -135,7 +136,7 @@ def get_motion_generalisation_stimulus_batch(wildcards):
 def get_motion_generalisation_stimuli(wildcards):
     """Every run's stimulus stores, in the order of MOTION_GENERALISATION_RESPONSE_STORES."""
     return [
-        f"results/generalisation/{variant}/stimuli/{stimulus}.zarr"
+        f"results/motion/generalisation/{variant}/stimuli/{stimulus}.zarr"
         for variant, run in MOTION_GENERALISATION.items()
         for stimulus in run["stimuli"]
     ]
@@ -145,7 +146,7 @@ def get_motion_generalisation_responses(wildcards):
     """{variant: one model's response stores of that run} (unpacked into named inputs)."""
     return {
         variant: expand(
-            "results/generalisation/{variant}/responses/{model}/{stimulus}.zarr",
+            "results/motion/generalisation/{variant}/responses/{model}/{stimulus}.zarr",
             variant=variant,
             model=wildcards.model,
             stimulus=run["stimuli"],
@@ -154,10 +155,20 @@ def get_motion_generalisation_responses(wildcards):
     }
 
 
+def get_motion_generalisation_readouts(wildcards):
+    """{variant: one model's readout folder of that run} (unpacked into named inputs)."""
+    return {
+        variant: f"results/motion/generalisation/{variant}/readouts/{wildcards.model}"
+        for variant in MOTION_GENERALISATION
+    }
+
+
 def get_motion_generalisation_scores(wildcards):
     """Every variant's per-model score tables, {variant: [paths]} (a mapping for the table's params too)."""
     return {
-        variant: expand("results/generalisation/{variant}/scores/{model}.csv", variant=variant, model=MOTION_MODELS)
+        variant: expand(
+            "results/motion/generalisation/{variant}/scores/{model}.csv", variant=variant, model=MOTION_MODELS
+        )
         for variant in MOTION_GENERALISATION
     }
 

@@ -12,7 +12,7 @@ from psybench.intphys.score_rows import sample_rows, score_rows  # noqa: E402
 inp = snakemake.input  # noqa: F821
 rows = score_rows(list(inp.scores), results_root=snakemake.params.results_root)  # noqa: F821
 write_scores({"track intphys": rows}, snakemake.output.table)  # noqa: F821
-# results/intphys/<model>/answer.txt: the model is the answer's folder
+# results/intphys/scores/<model>/answer.txt: the model is the answer's folder
 answers = {Path(p).parent.name: p for p in inp.answers}
 samples = write_samples([sample_rows(answers, inp.metadata)] if answers else [], snakemake.output.samples)  # noqa: F821
 print(f"{len(rows)} IntPhys score rows, {len(samples)} samples", file=sys.stderr)

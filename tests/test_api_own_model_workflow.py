@@ -78,7 +78,7 @@ def test_readme_user_flow_model_is_scored_first_try(harness, tmp_path):
     long = pd.read_csv(work / "results/aggregate/scores_long.csv")
     assert {"horn_schunck", "my_flow"} <= set(long["model"])
     # the configured radius reached the model: the response store records it
-    attrs = (work / "results/responses/my_flow").glob("*.zarr/zarr.json")
+    attrs = (work / "results/motion/responses/my_flow").glob("*.zarr/zarr.json")
     assert any('"radius": 5' in p.read_text() for p in attrs)
     assert "my_flow" in (work / "results/report/motion.html").read_text()  # its row on the motion leaderboard page
 

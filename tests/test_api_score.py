@@ -49,7 +49,7 @@ def test_score_one_experiment_on_the_runs_stimulus_stores(harness, workflow_rows
     """``motion/barberpole`` on the stores the workflow rendered: its rows of the workflow, nothing else."""
     work, expected = workflow_rows
     rows = psybench.score("horn_schunck", "motion/barberpole", name="hs", config=harness.tiny_config(),
-                          stimuli=work / "results/stimuli", progress=False)
+                          stimuli=work / "results/motion/stimuli", progress=False)
     want = expected[expected["experiment"] == "barberpole"]
     np.testing.assert_allclose(_values(rows)["value"], _values(want)["value"], rtol=1e-12)
     assert set(rows["experiment"]) == {"barberpole"}

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from psybench.attention.features import write_feature_store
+from psybench.attention.responses import write_feature_store
 from psybench.attention.stimuli import write_popout_store
 from psybench.intphys.generate import generate_intphys
 from psybench.intphys.ingest import ingest_shard

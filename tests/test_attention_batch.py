@@ -9,10 +9,10 @@ from psybench.attention import gaze as gz
 from psybench.attention import table1, tuning
 from psybench.attention.batch_tuning import train_filters
 from psybench.attention.defaults import EvaluationSettings
-from psybench.attention.features import feature_maps
 from psybench.attention.map_metrics import auc_borji, auc_shuffled
 from psybench.attention.metrics import score_frames
 from psybench.attention.movies import MovieData
+from psybench.attention.responses import feature_maps
 from psybench.attention.stimuli import render_popout
 from psybench.io.tables import write_table
 

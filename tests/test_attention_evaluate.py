@@ -12,9 +12,9 @@ from psybench.attention import evaluate as ev
 from psybench.attention import gaze as gz
 from psybench.attention import tuning
 from psybench.attention.defaults import EvaluationSettings
-from psybench.attention.features import feature_maps
 from psybench.attention.figures import plot_curves
 from psybench.attention.movies import MovieData
+from psybench.attention.responses import feature_maps
 from psybench.attention.stimuli import render_popout
 
 

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 import yaml
 
-from psybench.attention.features import feature_maps, saliency_model
 from psybench.attention.models import feature_key, pair_movies, saliency_models
+from psybench.attention.responses import feature_maps, saliency_model
 from psybench.config import SCHEMA_PATH, ConfigError, validate_config
 from psybench.registry import list_models
 
@@ -68,7 +68,7 @@ def test_default_config_models_give_todays_labels_and_store_names():
     models = saliency_models(validate_config(cfg))
     rows = [(r["features"], r["L"]) for m in models for r in m.rows()]
     assert rows == [("raw", 1), ("raw", 5), ("pyramid", 1), ("pyramid", 3), ("itti", 1), ("itti", 3)]
-    assert [m.features for m in models] == ["raw", "pyramid", "itti"]  # results/attention/features/<key>/
+    assert [m.features for m in models] == ["raw", "pyramid", "itti"]  # results/attention/responses/<key>/
 
 
 def test_feature_key_is_shared_by_equal_family_and_params_and_differs_otherwise(user_module):

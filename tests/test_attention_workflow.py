@@ -7,7 +7,7 @@ The run on the harness's tiny attention config is the session fixture
 import pandas as pd
 import pytest
 
-# A user's saliency model, outside psybench: the interface of psybench.attention.features.
+# A user's saliency model, outside psybench: the interface of psybench.attention.responses.
 USER_MODEL = '''
 import numpy as np
 from scipy import ndimage
@@ -44,7 +44,7 @@ def test_attention_rules_run_and_are_up_to_date(harness, completed_attention_wor
     assert (metrics.groupby(["train", "test", "metric"])["ceiling"].nunique() == 1).all()
     assert set(metrics["direction"]) == {"higher", "lower"}
     assert (tmp_path / "results/attention/curves.png").stat().st_size > 0
-    for rule in ("stimulus", "gaze", "features", "controls", "evaluate"):
+    for rule in ("stimuli", "gaze", "responses", "controls", "evaluate"):
         assert any((tmp_path / "logs/attention" / rule).rglob("*.log")), rule
     # Table 1 in parts, one per model row and training movie, joined by the cheap attention_evaluate
     parts = sorted(p.relative_to(tmp_path / "results/attention/evaluate").as_posix()
@@ -77,7 +77,7 @@ def test_user_saliency_model_runs_without_editing_psybench(harness, tmp_path):
     metrics = pd.read_csv(tmp_path / "results/attention/metrics.csv")
     assert "mine L=3 tuned" in set(metrics["model"])
     # both models share one feature store per movie (same function and parameters)
-    stores = sorted(p.name for p in (tmp_path / "results/attention/features").iterdir())
+    stores = sorted(p.name for p in (tmp_path / "results/attention/responses").iterdir())
     assert len(stores) == 1 and stores[0].startswith("usersaliency.contrast-"), stores
 
 

@@ -85,21 +85,21 @@ def test_malformed_config_fails_before_any_job(harness, workflow, mutate, expect
 )
 def test_bad_user_model_stops_its_job_and_keeps_results(harness, workflow, func, expected):
     before = {p: p.read_bytes() for p in (workflow / "results/aggregate").glob("*.csv")}
-    good = sorted((workflow / "results/responses/hs").glob("*.zarr"))
-    stimulus = sorted((workflow / "results/stimuli").glob("*.zarr"))[0].name
+    good = sorted((workflow / "results/motion/responses/hs").glob("*.zarr"))
+    stimulus = sorted((workflow / "results/motion/stimuli").glob("*.zarr"))[0].name
     cfg = harness.tiny_config()
     name = f"bad_{func}"
     cfg["motion"]["models"].append({"name": name, "callable": f"usermodels.flow:{func}", "kind": "pair"})
-    proc = _run_with_config(harness, workflow, cfg, "--cores", "1", f"results/responses/{name}/{stimulus}")
+    proc = _run_with_config(harness, workflow, cfg, "--cores", "1", f"results/motion/responses/{name}/{stimulus}")
     out = proc.stdout + proc.stderr
-    log = (workflow / "logs/responses" / name / "batch.log").read_text()  # one job per model
+    log = (workflow / "logs/motion/responses" / name / "batch.log").read_text()  # one job per model
     assert proc.returncode != 0
     assert re.search(expected, log, flags=re.S), log
     assert "ModelError" in log
     # no partial store under the final name, nothing already computed was lost
-    assert not list((workflow / "results/responses" / name).glob("*.zarr*"))
+    assert not list((workflow / "results/motion/responses" / name).glob("*.zarr*"))
     assert {p: p.read_bytes() for p in (workflow / "results/aggregate").glob("*.csv")} == before
-    assert sorted((workflow / "results/responses/hs").glob("*.zarr")) == good
+    assert sorted((workflow / "results/motion/responses/hs").glob("*.zarr")) == good
     assert "Nothing to be done" in harness.output(harness.run(workflow, "-n", harness.table)), out
 
 

@@ -31,15 +31,16 @@ def cached_run(harness, work, cache, *targets):
 
 
 def computed(proc, stage):
-    """Stores of a stage computed by this run (then moved into the cache)."""
+    """Stores of a motion stage computed by this run (then moved into the cache)."""
     out = proc.stdout + proc.stderr
-    return sorted(set(re.findall(rf"Moving output file results/{stage}/(\S+?\.zarr) to cache", out)))
+    return sorted(set(re.findall(rf"Moving output file results/motion/{stage}/(\S+?\.zarr) to cache", out)))
 
 
 def fetched(proc, stage):
-    """Stores of a stage fetched from the cache (their entries symlinked) instead of computed."""
+    """Stores of a motion stage fetched from the cache (their entries symlinked) instead of computed."""
     out = proc.stdout + proc.stderr
-    return sorted(set(re.findall(rf"Symlinking output file results/{stage}/(\S+?\.zarr)/zarr\.json from cache", out)))
+    found = re.findall(rf"Symlinking output file results/motion/{stage}/(\S+?\.zarr)/zarr\.json from cache", out)
+    return sorted(set(found))
 
 
 @pytest.fixture(scope="module")
@@ -56,8 +57,8 @@ def first(harness, tmp_path_factory):
 def test_first_workflow_stores_into_cache(first):
     root, cache, work, proc = first
     out = proc.stdout + proc.stderr
-    stimuli = sorted((work / "results/stimuli").glob("*.zarr"))
-    responses = sorted((work / "results/responses/hs").glob("*.zarr"))
+    stimuli = sorted((work / "results/motion/stimuli").glob("*.zarr"))
+    responses = sorted((work / "results/motion/responses/hs").glob("*.zarr"))
     assert stimuli and len(responses) == len(stimuli)
     assert len(re.findall(r"Moving output file .* to cache", out)) == len(stimuli) + len(responses), out
     entries = sorted(p.name for p in cache.iterdir())
@@ -82,17 +83,17 @@ def test_second_workflow_reuses_cache_without_recomputing(harness, first):
     work_b = harness.copy(root / "b", harness.tiny_config())
     proc = cached_run(harness, work_b, cache, harness.table)
     out = proc.stdout + proc.stderr
-    stimuli = sorted(p.name for p in (work_a / "results/stimuli").glob("*.zarr"))
+    stimuli = sorted(p.name for p in (work_a / "results/motion/stimuli").glob("*.zarr"))
     # every stimulus and response came from the cache: none was computed again
     assert fetched(proc, "stimuli") == stimuli, out
     assert fetched(proc, "responses") == [f"hs/{s}" for s in stimuli], out
     assert computed(proc, "stimuli") == [] and computed(proc, "responses") == [], out
-    assert all((work_b / "results/stimuli" / s / "zarr.json").is_symlink() for s in stimuli)
+    assert all((work_b / "results/motion/stimuli" / s / "zarr.json").is_symlink() for s in stimuli)
     assert "Rule: motion_scores" in out  # downstream stages (not cached) did run here
     assert (work_b / harness.table).read_bytes() == (work_a / harness.table).read_bytes()
     from psybench.io import verify_store
 
-    for store in (work_b / "results/responses/hs").glob("*.zarr"):
+    for store in (work_b / "results/motion/responses/hs").glob("*.zarr"):
         verify_store(store, deep=True)
     # fetching into B must not make A's results look out of date
     assert "Nothing to be done" in harness.output(harness.run(work_a, "-n", harness.table))
@@ -103,14 +104,14 @@ def test_parameter_change_misses_cache(harness, first):
     cfg = harness.tiny_config()
     cfg["motion"]["diamonds"]["speed_deg_s"] = 9  # only the diamond stimulus changes
     work_c = harness.copy(root / "c", cfg)
-    targets = [f"results/stimuli/{p.name}" for p in sorted((work_a / "results/stimuli").glob("*.zarr"))]
+    targets = [f"results/motion/stimuli/{p.name}" for p in sorted((work_a / "results/motion/stimuli").glob("*.zarr"))]
     proc = cached_run(harness, work_c, cache, *targets)
     # the stimuli are one batch job, cached under one key: the batch misses and is
     # rendered again, each stimulus still stored as its own cache entry
     assert computed(proc, "stimuli") == sorted(t.split("/")[-1] for t in targets)
     assert fetched(proc, "stimuli") == []
-    assert (work_c / "results/stimuli/diamond_cw_dir000.zarr/zarr.json").read_bytes() != (
-        work_a / "results/stimuli/diamond_cw_dir000.zarr/zarr.json").read_bytes()
+    assert (work_c / "results/motion/stimuli/diamond_cw_dir000.zarr/zarr.json").read_bytes() != (
+        work_a / "results/motion/stimuli/diamond_cw_dir000.zarr/zarr.json").read_bytes()
 
 
 def test_code_change_misses_cache(harness, first):
@@ -118,7 +119,7 @@ def test_code_change_misses_cache(harness, first):
     work_d = harness.copy(root / "d", harness.tiny_config())
     module = work_d / "psybench" / "motion" / "stimuli" / "geometry.py"
     module.write_text(module.read_text() + "\n# a change to the stimulus code\n")
-    names = sorted(p.name for p in (work_a / "results/stimuli").glob("*.zarr"))
-    proc = cached_run(harness, work_d, cache, f"results/stimuli/{names[0]}")
+    names = sorted(p.name for p in (work_a / "results/motion/stimuli").glob("*.zarr"))
+    proc = cached_run(harness, work_d, cache, f"results/motion/stimuli/{names[0]}")
     out = proc.stdout + proc.stderr
     assert computed(proc, "stimuli") == names and fetched(proc, "stimuli") == [], out  # the whole batch

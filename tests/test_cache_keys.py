@@ -107,7 +107,7 @@ def test_editing_a_user_models_helper_reruns_it_and_misses_the_cache(harness, tm
     work = harness.copy(tmp_path / "w", cfg, modules={"usermodels/helped.py": HELPED,
                                                       "usermodels/helpers.py": "GAIN = 1.0\n"})
     plan = harness.run(work, "-n", harness.table)
-    target = sorted(p for p in harness.planned_outputs(plan) if p.startswith("results/responses/user/"))[0]
+    target = sorted(p for p in harness.planned_outputs(plan) if p.startswith("results/motion/responses/user/"))[0]
     cache = tmp_path / "cache"
     cache.mkdir()
     env = harness.env(work, SNAKEMAKE_OUTPUT_CACHE=str(cache))

@@ -20,12 +20,12 @@ import pytest
 import yaml
 
 from psybench.api import score_config
-from psybench.attention.features import write_feature_store
 from psybench.attention.gaze.tables import load_table
+from psybench.attention.responses import write_feature_store
 from psybench.attention.stimuli import write_popout_store
 from psybench.intphys.generate import generate_intphys
 from psybench.intphys.ingest import ingest_shard
-from psybench.intphys.models.predict import predict_shard
+from psybench.intphys.responses import predict_shard
 from psybench.io.store import open_store
 from psybench.registry import resolve_model
 

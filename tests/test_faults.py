@@ -50,7 +50,7 @@ def test_sigkill_while_writing_a_store_then_resume(harness, completed_workflow, 
     from psybench.io import StoreError, verify_store
 
     work = with_slow_model(harness, completed_workflow, tmp_path_factory, "killed")
-    out_dir = work / "results/responses/slow"
+    out_dir = work / "results/motion/responses/slow"
     seen_partial: list[str] = []
     stop = threading.Event()
 
@@ -109,8 +109,8 @@ def test_two_runs_give_byte_identical_tables(harness, complete, tmp_path):
     harness.run(again, "--cores", "2", harness.table)
     first, second = aggregate_bytes(complete), aggregate_bytes(again)
     assert first and first == second
-    assert (complete / "results/aggregate/motion_table1.md").read_bytes() == (
-        again / "results/aggregate/motion_table1.md"
+    assert (complete / "results/motion/motion_table1.md").read_bytes() == (
+        again / "results/motion/motion_table1.md"
     ).read_bytes()
     assert store_digests(complete, "responses") == store_digests(again, "responses")
 
@@ -145,7 +145,7 @@ def test_damaged_store_is_detected_not_silently_read(harness, complete, tmp_path
     from psybench.io import StoreError, verify_store
 
     work = harness.clone(complete, tmp_path / "wf")
-    store = sorted((work / "results/stimuli").glob("*.zarr"))[0]
+    store = sorted((work / "results/motion/stimuli").glob("*.zarr"))[0]
     if damage == "truncated":
         _first_chunk(store, "frames").unlink()
         expected = "truncated"
@@ -156,9 +156,9 @@ def test_damaged_store_is_detected_not_silently_read(harness, complete, tmp_path
         verify_store(store, deep=True)
     # the consumer of the store refuses it, naming it and what is wrong (the check
     # before planning is switched off here, or it would move the store aside first)
-    response = f"results/responses/hs/{store.name}"
+    response = f"results/motion/responses/hs/{store.name}"
     proc = harness.run(work, "--cores", "1", "--force", response, "--config", "verify_stores=off", check=False)
-    log = (work / "logs/responses/hs/batch.log").read_text()  # one job per model
+    log = (work / "logs/motion/responses/hs/batch.log").read_text()  # one job per model
     assert proc.returncode != 0, log
     assert "StoreError" in log and store.name in log and expected in log, log
 
@@ -167,15 +167,15 @@ def test_damaged_store_is_rebuilt_on_rerun(harness, complete, tmp_path):
     from psybench.io import verify_store
 
     work = harness.clone(complete, tmp_path / "wf")
-    store = sorted((work / "results/stimuli").glob("*.zarr"))[0]
+    store = sorted((work / "results/motion/stimuli").glob("*.zarr"))[0]
     _first_chunk(store, "frames").unlink()
     # the next run detects it before planning and moves it aside, naming it ...
     proc = harness.run(work, "--cores", "2", harness.table)
-    assert f"moved damaged store results/stimuli/{store.name}" in proc.stdout + proc.stderr
-    assert (work / "results/.damaged/stimuli" / store.name).is_dir()
+    assert f"moved damaged store results/motion/stimuli/{store.name}" in proc.stdout + proc.stderr
+    assert (work / "results/.damaged/motion/stimuli" / store.name).is_dir()
     # ... so nothing reads it; the results that were computed from the good store stand
     assert aggregate_bytes(work) == aggregate_bytes(complete)
     # and Snakemake rebuilds it as soon as it is needed or asked for
-    harness.run(work, "--cores", "2", f"results/stimuli/{store.name}")
+    harness.run(work, "--cores", "2", f"results/motion/stimuli/{store.name}")
     verify_store(store, deep=True)
     assert aggregate_bytes(work) == aggregate_bytes(complete)

@@ -170,8 +170,8 @@ class TestEveryTrackRefusesDamagedInput:
         with pytest.raises(StoreError, match=f"store {store}: file masks/c"):
             observe(store, table)
 
-    def test_attention_features(self, tmp_path):
-        from psybench.attention.features import write_feature_store
+    def test_attention_responses(self, tmp_path):
+        from psybench.attention.responses import write_feature_store
         from psybench.attention.stimuli import write_popout_store
 
         stim = write_popout_store(tmp_path / "A.zarr", seed=1, n_frames=4)
@@ -215,7 +215,7 @@ class TestMayRepair:
 @pytest.mark.workflow
 def test_damaged_artifacts_rebuilt_by_the_real_run_only(harness, completed_workflow, tmp_path):
     work = harness.clone(completed_workflow, tmp_path / "wf")
-    store = sorted((work / "results/readouts/hs").glob("*.zarr"))[0]
+    store = sorted((work / "results/motion/readouts/hs").glob("*.zarr"))[0]
     _flip(_chunk_of(store))
     table = work / harness.table
     good = table.read_bytes()
@@ -240,9 +240,9 @@ def test_damaged_artifacts_rebuilt_by_the_real_run_only(harness, completed_workf
     proc = harness.run(work, "--cores", "2", harness.table)
     out = harness.output(proc)
     assert not any(p.exists() for p in leftovers), out
-    assert f"moved damaged store results/readouts/hs/{store.name}" in out, out
+    assert f"moved damaged store results/motion/readouts/hs/{store.name}" in out, out
     assert f"moved damaged table {harness.table}" in out, out
-    assert (work / "results/.damaged/readouts/hs" / store.name).is_dir()
+    assert (work / "results/.damaged/motion/readouts/hs" / store.name).is_dir()
     assert table.read_bytes() == good  # rebuilt, identical to the clean run
     # the store is rebuilt when it is needed or asked for (as test_faults.py measures for stimuli)
     harness.run(work, "--cores", "1", str(store.relative_to(work)))
@@ -253,7 +253,7 @@ def test_damaged_artifacts_rebuilt_by_the_real_run_only(harness, completed_workf
     assert store.relative_to(work / "results").as_posix() in record
     _flip(_chunk_of(store), keep_mtime=True)
     out = harness.output(harness.run(work, "--cores", "1", str(store.relative_to(work))))
-    assert f"moved damaged store results/readouts/hs/{store.name}" in out, out
+    assert f"moved damaged store results/motion/readouts/hs/{store.name}" in out, out
     open_store(store, deep=True)
 
 

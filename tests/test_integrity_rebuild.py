@@ -103,20 +103,20 @@ def motion_all(harness, completed_workflow, tmp_path_factory) -> Path:
 @pytest.mark.workflow
 def test_damaged_motion_scores_table_is_rebuilt_with_its_consumers(harness, motion_all, tmp_path):
     work = harness.clone(motion_all, tmp_path / "wf")
-    table = work / "results/scores/motion/hs.csv"
+    table = work / "results/motion/scores/hs.csv"
     os.truncate(table, table.stat().st_size // 2)
     downstream = {"motion_scores", "motion_table1", "motion_score_rows", "aggregate_scores", "report_leaderboard"}
     verified = (work / "results" / VERIFIED_NAME).read_bytes()
     dry = harness.run(work, "-n", "all")
     assert downstream <= set(harness.job_counts(dry)), harness.output(dry)[-3000:]
-    assert "results/scores/motion/hs.csv" in harness.planned_outputs(dry)
+    assert "results/motion/scores/hs.csv" in harness.planned_outputs(dry)
     # a dry run moves and writes nothing
     assert table.stat().st_size and not (work / "results/.damaged").exists()
     assert not (work / "results" / REBUILD_NAME).exists()
     assert (work / "results" / VERIFIED_NAME).read_bytes() == verified
     proc = harness.run(work, "--cores", "2", "all")
     out = harness.output(proc)
-    assert "moved damaged table results/scores/motion/hs.csv" in out, out[-3000:]
+    assert "moved damaged table results/motion/scores/hs.csv" in out, out[-3000:]
     assert downstream <= set(harness.job_counts(proc)), out[-3000:]
     assert (work / "results/.damaged/scores/motion/hs.csv").is_file()
     _assert_like_clean(harness, motion_all, work)
@@ -126,7 +126,7 @@ def test_damaged_motion_scores_table_is_rebuilt_with_its_consumers(harness, moti
 def test_response_store_moved_by_an_earlier_run_is_rebuilt_by_all(harness, motion_all, tmp_path):
     """The store is moved aside by a run to another target, which does not need it; ``all`` then rebuilds it."""
     work = harness.clone(motion_all, tmp_path / "wf")
-    store = sorted((work / "results/responses/hs").glob("*.zarr"))[0]
+    store = sorted((work / "results/motion/responses/hs").glob("*.zarr"))[0]
     rel = store.relative_to(work).as_posix()
     _flip(_largest_chunk(store))
     out = harness.output(harness.run(work, "--cores", "1", harness.table))
@@ -140,16 +140,16 @@ def test_response_store_moved_by_an_earlier_run_is_rebuilt_by_all(harness, motio
     assert {"motion_responses", "motion_table1", "aggregate_scores"} <= set(harness.job_counts(proc))
     assert store.is_dir()
     _assert_like_clean(harness, motion_all, work)
-    assert _store_digests(work, "responses") == _store_digests(motion_all, "responses")
+    assert _store_digests(work, "motion/responses") == _store_digests(motion_all, "motion/responses")
 
 
 @pytest.mark.workflow
 def test_artifact_no_longer_configured_is_not_requested(harness, motion_all, tmp_path):
     """A recorded path whose model left the config is dropped with a warning, not an error."""
     work = harness.clone(motion_all, tmp_path / "wf")
-    write_rebuilds(work / "results", ["results/scores/motion/gone.csv"])
+    write_rebuilds(work / "results", ["results/motion/scores/gone.csv"])
     out = harness.output(harness.run(work, "-n", "all"))
-    assert "results/scores/motion/gone.csv was moved aside, but this configuration no longer produces it" in out
+    assert "results/motion/scores/gone.csv was moved aside, but this configuration no longer produces it" in out
     assert "Nothing to be done" in out, out[-3000:]
 
 
@@ -172,7 +172,7 @@ def test_damaged_intphys_intermediate_is_rebuilt_with_its_consumers(harness, int
         frame = sorted((work / "results/intphys/generated/dev").rglob("scene_*.png"))[0]
         st = frame.stat()
         os.utime(frame, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
-        expected = {"intphys_generate", "intphys_ingest", "intphys_metadata", "intphys_predict", "intphys_scores",
+        expected = {"intphys_generate", "intphys_ingest", "intphys_metadata", "intphys_responses", "intphys_scores",
                     "aggregate_scores"}
     dry = harness.run(work, "-n", "all")
     assert expected <= set(harness.job_counts(dry)), harness.output(dry)[-3000:]

@@ -50,7 +50,7 @@ def test_hanging_user_model_stopped_at_the_configured_limit(harness, tmp_path):
     cfg["job_time_limit_min"] = 0.1  # 6 s
     work = harness.copy(tmp_path / "w", cfg)
     plan = harness.run(work, "-n", harness.table)
-    target = sorted(p for p in harness.planned_outputs(plan) if p.startswith("results/responses/hang/"))[0]
+    target = sorted(p for p in harness.planned_outputs(plan) if p.startswith("results/motion/responses/hang/"))[0]
     stimulus = target.replace("responses/hang", "stimuli")
     harness.run(work, "--cores", "1", stimulus, "--config", "job_time_limit_min=600")  # a loaded machine is slow
     start = time.monotonic()

@@ -218,7 +218,7 @@ def test_search_model_scores_chance_through_the_workflow(harness, tmp_path):
     assert r.returncode == 0, r.stderr[-3000:]
     found = json.loads((tmp_path / "found.json").read_text())
     assert found["n_labels"] == 0 and found["paths"] == [], found
-    t = pd.read_csv(tmp_path / "results/intphys/search/scores.csv")
+    t = pd.read_csv(tmp_path / "results/intphys/scores/search/scores.csv")
     overall = t[(t[["block", "visibility", "motion", "n_objects"]] == "all").all(axis=1)]
     assert dict(zip(overall["metric"], overall["value"])) == {"L_R": 0.5, "L_R_strict": 0.0, "L_A": 0.5}
     assert overall["n_quadruplets"].iloc[0] == 54

@@ -8,18 +8,17 @@ from psybench.intphys.generate import generate_intphys
 from psybench.intphys.ingest import ingest_shard, list_movies
 from psybench.intphys.metrics import score_table
 from psybench.intphys.models import (
-    ModelSpecError,
     Observation,
     constant,
     flow_surprise,
     observe,
-    predict_shard,
     random_control,
     tracking_permanence,
     train_nextframe,
 )
 from psybench.intphys.models.nextframe import _features
 from psybench.intphys.models.observation import luminance
+from psybench.intphys.responses import ModelSpecError, predict_shard
 
 
 @pytest.fixture(scope="module")
@@ -121,7 +120,7 @@ def test_user_callable_through_predict_shard_sees_no_labels(dev_root, tmp_path, 
 
 def test_predict_shards_writes_each_shard_as_alone(dev_root, tmp_path):
     """The workflow's one job per model: every shard's table the bytes predict_shard writes alone."""
-    from psybench.intphys.models import predict_shards
+    from psybench.intphys.responses import predict_shards
 
     for shard in ("shard_0000", "shard_0001"):  # the one ingested shard under two shard names
         (tmp_path / f"{shard}.zarr").symlink_to(dev_root / "s.zarr", target_is_directory=True)

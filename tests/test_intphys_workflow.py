@@ -44,16 +44,16 @@ def test_small_run_scores_models_and_external_answer(harness, tmp_path):
     r = _snakemake(harness, tmp_path)
     assert r.returncode == 0, r.stderr[-3000:]
     for m in ("tracking", "nextframe", "ext"):
-        t = pd.read_csv(tmp_path / f"results/intphys/{m}/scores.csv")
+        t = pd.read_csv(tmp_path / f"results/intphys/scores/{m}/scores.csv")
         assert list(t.columns) == ["model", "block", "visibility", "motion", "n_objects", "metric", "value",
                                    "ci_low", "ci_high", "n_quadruplets"]
-        lines = (tmp_path / f"results/intphys/{m}/answer.txt").read_text().splitlines()
+        lines = (tmp_path / f"results/intphys/scores/{m}/answer.txt").read_text().splitlines()
         assert len(lines) == len(ids)
-    t = pd.read_csv(tmp_path / "results/intphys/ext/scores.csv")
+    t = pd.read_csv(tmp_path / "results/intphys/scores/ext/scores.csv")
     overall = t[(t.block == "all") & (t.visibility == "all") & (t.motion == "all") & (t.n_objects == "all")]
     assert dict(zip(overall.metric, overall.value)) == {"L_R": 0.5, "L_R_strict": 0.0, "L_A": 0.5}
     # conditions from the folder names: the 18 conditions of the block, one quadruplet each, no interval
-    t = pd.read_csv(tmp_path / "results/intphys/tracking/scores.csv")
+    t = pd.read_csv(tmp_path / "results/intphys/scores/tracking/scores.csv")
     cond = t[(t[["visibility", "motion", "n_objects"]] != "all").all(axis=1) & (t.block == "O1")]
     assert len(cond.drop_duplicates(["visibility", "motion", "n_objects"])) == 18
     assert cond["ci_low"].isna().all() and (cond["n_quadruplets"] == 1).all()
@@ -70,7 +70,7 @@ def test_small_run_scores_models_and_external_answer(harness, tmp_path):
     (tmp_path / "ext.txt").write_text("\n".join(lines + [lines[0]]) + "\n")
     r = _snakemake(harness, tmp_path)  # the changed answer file reruns its score job only
     assert r.returncode != 0
-    log = (tmp_path / "logs/intphys/score/ext.log").read_text()
+    log = (tmp_path / "logs/intphys/scores/ext.log").read_text()
     assert "line 73" in log and "duplicate movie" in log
 
 
@@ -84,7 +84,7 @@ def test_dry_run_plans_shards_of_a_real_tree(harness, tmp_path):
     # train: 230 movies -> 5 shards; dev: 216 -> 5 shards
     counts = {m.group(1): int(m.group(2)) for m in re.finditer(r"^(intphys_\w+)\s+(\d+)$", out, re.M)}
     assert counts["intphys_ingest"] == 10
-    assert counts["intphys_predict"] == 5  # one job per model for its 5 dev shards
+    assert counts["intphys_responses"] == 5  # one job per model for its 5 dev shards
     assert counts["intphys_train"] == 1 and counts["intphys_scores"] == 5 and "intphys_generate" not in counts
 
 
@@ -171,7 +171,7 @@ def test_test_split_without_status_gives_validated_answers(harness, tmp_path, ca
     assert units == ("mm" if depth_encoding == "16bit" else "relative (8-bit, unscaled)")
     folders = sorted(p.name for p in (tmp_path / "data" / "test" / "O1").iterdir())
     for m in models:
-        answer = tmp_path / f"results/intphys/{m['name']}/answer.txt"
+        answer = tmp_path / f"results/intphys/scores/{m['name']}/answer.txt"
         lines = answer.read_text().splitlines()
         assert len(lines) == 72
         # the quadruplet folders as distributed (descriptive), else the short ids (no conditions known)
@@ -179,9 +179,9 @@ def test_test_split_without_status_gives_validated_answers(harness, tmp_path, ca
         assert all(0 <= float(line.split()[1]) <= 1 for line in lines)
         assert main(["validate-answer", str(answer), "--data-root", str(tmp_path / "data")]) == 0
         assert "72 movies, 18 complete quadruplets" in capsys.readouterr().out
-        assert pd.read_csv(tmp_path / f"results/intphys/{m['name']}/scores.csv").empty
-        assert "scoring skipped" in (tmp_path / f"logs/intphys/score/{m['name']}.log").read_text()
+        assert pd.read_csv(tmp_path / f"results/intphys/scores/{m['name']}/scores.csv").empty
+        assert "scoring skipped" in (tmp_path / f"logs/intphys/scores/{m['name']}.log").read_text()
     broken = tmp_path / "broken.txt"
-    broken.write_text("".join((tmp_path / "results/intphys/random/answer.txt").read_text().splitlines(True)[1:]))
+    broken.write_text("".join((tmp_path / "results/intphys/scores/random/answer.txt").read_text().splitlines(True)[1:]))
     assert main(["validate-answer", str(broken), "--data-root", str(tmp_path / "data")]) == 2
     assert f"line 1 ('O1/{folders[0]}/2" in capsys.readouterr().err

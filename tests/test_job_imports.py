@@ -37,10 +37,10 @@ print(json.dumps(first))
 """
 
 FIGURES = ["motion_figures_barberpole", "motion_figures_model", "motion_figures_stimuli"]
-# the jobs that build Dask arrays (attention_features) are left out; every other script is in one group
+# the jobs that build Dask arrays (attention_responses) are left out; every other script is in one group
 CASES = {
     "every other script: no Dask, SciPy, Zarr or matplotlib before its work": (
-        sorted({p.stem for p in (ROOT / "scripts").glob("*.py")} - {"attention_features", "report_leaderboard",
+        sorted({p.stem for p in (ROOT / "scripts").glob("*.py")} - {"attention_responses", "report_leaderboard",
                                                                      *FIGURES}),
         ["dask", "scipy", "zarr", "matplotlib"],
     ),

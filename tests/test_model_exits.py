@@ -114,9 +114,9 @@ def test_motion_model_exits_fail_their_jobs(harness, tmp_path):
     proc = harness.run(tmp_path, "--cores", "2", "--keep-going", "--until", "motion_responses", harness.table,
                        check=False, timeout=600)
     for k, call in CALLS.items():
-        log = (tmp_path / "logs/responses" / f"exit_{k}" / "batch.log").read_text()
+        log = (tmp_path / "logs/motion/responses" / f"exit_{k}" / "batch.log").read_text()
         _check_failure(proc, log, f"model 'exit_{k}", call, r"stimulus [\w.-]+\.zarr")
-        assert not list((tmp_path / "results/responses" / f"exit_{k}").glob("*.zarr*"))
+        assert not list((tmp_path / "results/motion/responses" / f"exit_{k}").glob("*.zarr*"))
 
 
 @pytest.mark.workflow
@@ -124,9 +124,9 @@ def test_motion_model_exits_fail_their_jobs(harness, tmp_path):
 def test_attention_model_exits_fail_their_jobs(harness, tmp_path, kind):
     cfg = harness.tiny_attention_config(models=[{"name": "bad", "callable": f"exitmodels:maps_{kind}_exit", "L": 1}])
     harness.copy(tmp_path, cfg, modules={"exitmodels.py": EXIT_MODELS})
-    proc = harness.run(tmp_path, "--cores", "1", "--until", "attention_features", "attention_all", check=False,
+    proc = harness.run(tmp_path, "--cores", "1", "--until", "attention_responses", "attention_all", check=False,
                        timeout=600)
-    logs = {p.stem: p.read_text() for p in (tmp_path / "logs/attention/features").glob("*.log")}
+    logs = {p.stem: p.read_text() for p in (tmp_path / "logs/attention/responses").glob("*.log")}
     movie, log = next((m, text) for m, text in logs.items() if "ModelExit" in text)
     _check_failure(proc, log, f"saliency model 'exitmodels:maps_{kind}_exit", CALLS[kind], f"movie {movie}\\.zarr")
 
@@ -142,5 +142,5 @@ def test_intphys_model_exits_fail_their_jobs(harness, tmp_path):
     harness.copy(tmp_path, {"tracks": ["intphys"], "intphys": intphys}, modules={"exitmodels.py": EXIT_MODELS})
     proc = harness.run(tmp_path, "--cores", "2", "--keep-going", "intphys_all", check=False, timeout=600)
     for k, call in CALLS.items():
-        log = (tmp_path / "logs/intphys/predict" / f"exit_{k}.log").read_text()
+        log = (tmp_path / "logs/intphys/responses" / f"exit_{k}.log").read_text()
         _check_failure(proc, log, f"model 'exit_{k}", call, r"shard shard_0000\.zarr \(movies O1/0001/1 to \S+\)")

@@ -16,7 +16,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from psybench.attention.features import write_feature_store, write_feature_stores
+from psybench.attention.responses import write_feature_store, write_feature_stores
 from psybench.attention.stimuli import write_popout_store
 from psybench.handoff import as_model, describe_model, model_from_description
 from psybench.intphys.generate import generate_intphys

@@ -234,9 +234,11 @@ def test_barberpole_fraction_threshold_is_a_real_knob():
     assert not score_model("m", data, criteria=strict)[0].iloc[0]["passed"]
 
 
-def test_generalisation_readouts_and_scores_in_one_job_equal_the_two_stages(tmp_path):
-    """run_readouts_and_scores (one job per model) writes the stores and tables the two stages write apart."""
-    from psybench.motion.generalisation_runs import run_readouts, run_readouts_and_scores, run_scores
+def test_generalisation_runs_equal_each_run_scored_alone(tmp_path):
+    """run_readouts then run_scores (one job per model for every run) write the stores and tables
+    that compute_readouts and score_model_stores write for each run alone."""
+    from psybench.motion.generalisation_runs import run_readouts, run_scores
+    from psybench.motion.readouts import compute_readouts
 
     display = Display()
     responses = {}
@@ -252,27 +254,29 @@ def test_generalisation_readouts_and_scores_in_one_job_equal_the_two_stages(tmp_
             responses.setdefault(run, []).append(write_store(store, arrays, attrs))
     kw = {"criteria": None, "literature_path": "config/literature.yaml"}
     outs = {}
-    for way in ("apart", "together"):
+    for way in ("alone", "runs"):
         dirs = {run: tmp_path / way / run / "readouts" for run in responses}
         tables = [{run: tmp_path / way / run / f"{kind}.csv" for run in responses} for kind in ("scores", "fits")]
-        if way == "apart":
+        if way == "alone":
+            for run, paths in responses.items():
+                stores = compute_readouts(paths, [dirs[run] / p.name for p in paths], lambda_ms=50.0, code_hash="c")
+                score_model_stores(stores, tables[0][run], tables[1][run], **kw)
+        else:
             run_readouts(responses, dirs, lambda_ms=50.0, code_hash="c")
             run_scores(dirs, *tables, **kw)
-        else:
-            run_readouts_and_scores(responses, dirs, *tables, lambda_ms=50.0, code_hash="c", **kw)
         outs[way] = {f.relative_to(tmp_path / way): f.read_bytes() for f in (tmp_path / way).rglob("*")
                      if f.is_file() and "stat" not in f.name}
-    assert len(outs["apart"]) > 2 * 8 * 5 and outs["apart"] == outs["together"]
-    assert read_table(tmp_path / "together" / "contrast_b" / "scores.csv")["experiment"].tolist() == ["diamonds"]
+    assert len(outs["alone"]) > 2 * 8 * 5 and outs["alone"] == outs["runs"]
+    assert read_table(tmp_path / "runs" / "contrast_b" / "scores.csv")["experiment"].tolist() == ["diamonds"]
+    assert (read_table(tmp_path / "runs" / "contrast_a" / "fits.csv").to_numpy().tolist()
+            != read_table(tmp_path / "runs" / "contrast_b" / "fits.csv").to_numpy().tolist())  # the gain is seen
 
 
-def test_main_readouts_and_scores_in_one_job_equal_the_two_stages(tmp_path):
-    """score_model_responses (the motion_scores job) writes the readout stores and tables that
-    compute_readouts and score_model_stores write apart; with the response stage's mean_flow
-    stored, as without it."""
+def test_readouts_from_a_stored_mean_flow_equal_those_from_the_flow(tmp_path):
+    """The readouts stage reads the domain mean the response stage stored (mean_flow), or
+    pools the flow itself: the same readout stores and tables either way."""
     from psybench.motion.population import domain_mean_flow
     from psybench.motion.readouts import compute_readouts
-    from psybench.motion.scores import score_model_responses
 
     display = Display()
     responses = {"plain": [], "pooled": []}
@@ -287,18 +291,14 @@ def test_main_readouts_and_scores_in_one_job_equal_the_two_stages(tmp_path):
             responses[kind].append(write_store(tmp_path / "responses" / kind / f"{name}.zarr", arrays, attrs))
     kw = {"criteria": None, "literature_path": "config/literature.yaml"}
     outs = {}
-    for way, kind in (("apart", "plain"), ("together", "plain"), ("pooled", "pooled")):
-        root = tmp_path / way
+    for kind in ("plain", "pooled"):
+        root = tmp_path / kind
         stores = [root / "readouts" / p.name for p in responses[kind]]
         tables = (root / "scores.csv", root / "fits.csv")
         sensitivity = (root / "verdicts.csv", root / "lambda_fits.csv")
-        if way == "apart":
-            compute_readouts(responses[kind], stores, lambda_ms=50.0, code_hash="c")
-            score_model_stores(stores, *tables, sensitivity_out=sensitivity, **kw)
-        else:
-            score_model_responses(responses[kind], stores, *tables, lambda_ms=50.0, readouts_code_hash="c",
-                                  sensitivity_out=sensitivity, **kw)
-        outs[way] = {f.relative_to(root): f.read_bytes() for f in root.rglob("*")
-                     if f.is_file() and "stat" not in f.name}
-    assert len(outs["apart"]) > 8 * 5 and outs["apart"] == outs["together"] == outs["pooled"]
+        compute_readouts(responses[kind], stores, lambda_ms=50.0, code_hash="c")
+        score_model_stores(stores, *tables, sensitivity_out=sensitivity, **kw)
+        outs[kind] = {f.relative_to(root): f.read_bytes() for f in root.rglob("*")
+                      if f.is_file() and "stat" not in f.name}
+    assert len(outs["plain"]) > 8 * 5 and outs["plain"] == outs["pooled"]
     assert read_table(tmp_path / "pooled" / "scores.csv")["experiment"].tolist() == ["diamonds"]

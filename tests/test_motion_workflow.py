@@ -25,14 +25,14 @@ def _bench(path, wall, rss, cpu):
 def test_rule_costs_sums_jobs_per_rule(tmp_path):
     _bench(tmp_path / "motion_readouts" / "hs.tsv", 2.5, 150.0, 2.0)
     _bench(tmp_path / "motion_readouts" / "fb.tsv", 1.5, 180.0, 1.25)
-    _bench(tmp_path / "intphys_predict" / "m" / "0001.tsv", 7.0, 90.0, "-")
+    _bench(tmp_path / "intphys_responses" / "m" / "0001.tsv", 7.0, 90.0, "-")
     _bench(tmp_path / "motion_table1" / "job.tsv", 0.5, "NA", 0.5)
     table = rule_costs(tmp_path)
     assert tuple(table.columns) == COST_COLUMNS
-    assert list(table["rule"]) == ["intphys_predict", "motion_readouts", "motion_table1"]  # by wall s
+    assert list(table["rule"]) == ["intphys_responses", "motion_readouts", "motion_table1"]  # by wall s
     row = table.set_index("rule").loc["motion_readouts"]
     assert (row["jobs"], row["cpu_s"], row["wall_s"], row["max_wall_s"], row["peak_rss_mb"]) == (2, 3.25, 4.0, 2.5, 180)
-    assert table.set_index("rule").loc["intphys_predict", "cpu_s"] == 0  # not measured: skipped in the sum
+    assert table.set_index("rule").loc["intphys_responses", "cpu_s"] == 0  # not measured: skipped in the sum
     assert math.isnan(table.set_index("rule").loc["motion_table1", "peak_rss_mb"])
     assert [j["job"] for j in job_costs(tmp_path)][0] == "m/0001"
 
@@ -72,22 +72,23 @@ def test_completed_run_has_one_job_per_model_and_a_cost_per_job(completed_workfl
     from psybench.io import verify_store
 
     work = completed_workflow
-    stimuli = sorted(p.name for p in (work / "results/stimuli").glob("*.zarr"))
-    responses = sorted(p.name for p in (work / "results/responses/hs").glob("*.zarr"))
+    stimuli = sorted(p.name for p in (work / "results/motion/stimuli").glob("*.zarr"))
+    responses = sorted(p.name for p in (work / "results/motion/responses/hs").glob("*.zarr"))
     assert len(stimuli) > 5 and responses == stimuli  # one batch job, one store per stimulus
     for name in responses[:2]:
-        verify_store(work / "results/responses/hs" / name, deep=True)
+        verify_store(work / "results/motion/responses/hs" / name, deep=True)
     # the batches' logs: one per job, not one per stimulus
-    assert [p.name for p in (work / "logs/responses/hs").iterdir()] == ["batch.log"]
-    assert [p.name for p in (work / "logs/stimuli").iterdir()] == ["batch.log"]
+    assert [p.name for p in (work / "logs/motion/responses/hs").iterdir()] == ["batch.log"]
+    assert [p.name for p in (work / "logs/motion/stimuli").iterdir()] == ["batch.log"]
     table = rule_costs(work / "logs/benchmarks").set_index("rule")
     assert {"motion_scores", "motion_table1"} <= set(table.index)
-    # the readouts are written by the scores' job, at their old paths
-    assert "motion_readouts" not in table.index and (work / "results/readouts/hs").is_dir()
-    # the lambda sensitivity is written by the scores' job, at its old paths
+    # the readouts stage has its own job per model, before the scores'
+    assert table.loc["motion_readouts", "jobs"] == 1 and (work / "results/motion/readouts/hs").is_dir()
+    assert len(list((work / "results/motion/readouts/hs").glob("*.zarr"))) == len(stimuli)
+    # the lambda sensitivity is written by the scores' job
     assert "motion_lambda_sensitivity" not in table.index and table.loc["motion_scores", "jobs"] == 1
-    assert (work / "results/scores/motion/lambda_sensitivity/hs.csv").is_file()
-    assert (work / "results/fits/motion/lambda_sensitivity/hs.csv").is_file()
+    assert (work / "results/motion/scores/lambda_sensitivity/hs.csv").is_file()
+    assert (work / "results/motion/fits/lambda_sensitivity/hs.csv").is_file()
     assert table.loc["motion_scores", "jobs"] == 1 and table.loc["motion_scores", "wall_s"] > 0
     assert table.loc["motion_scores", "peak_rss_mb"] > 20  # a Python process with numpy
 

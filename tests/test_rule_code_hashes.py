@@ -134,7 +134,7 @@ def test_every_rule_with_a_script_has_a_code_hash_over_its_imports(parsed):
     generalisation_runs.py; the motion figures display.py; the attention feature stores grid_coords.py."""
     work, rows = parsed
     # the rules that the default config with a generalisation run defines: each track's and the aggregate ones
-    assert {"motion_generalisation_scores", "motion_figures_model", "attention_features", "intphys_predict",
+    assert {"motion_generalisation_scores", "motion_figures_model", "attention_responses", "intphys_responses",
             "intphys_train", "report_leaderboard"} <= set(rows), sorted(rows)
     oracle = _oracle(work, sorted({row["script"] for row in rows.values()}))
     missing = {}
@@ -164,7 +164,7 @@ def test_editing_a_module_changes_the_hashes_of_the_rules_that_import_it_only(pa
 
 
 def test_editing_the_generalisation_runs_plans_their_scores_again(harness, tmp_path):
-    """The module that motion_generalisation_scores runs was in no hand-kept list: editing it reran nothing."""
+    """The module that the generalisation readouts and scores run was in no hand-kept list: editing it reran nothing."""
     cfg = harness.tiny_config(generalisation={"contrast": {"levels": [0.5], "experiments": ["diamonds"]},
                                               "speed_deg_s": {"levels": []}, "frames_per_s": {"levels": []}})
     work = harness.copy(tmp_path / "w", cfg)
@@ -174,5 +174,6 @@ def test_editing_the_generalisation_runs_plans_their_scores_again(harness, tmp_p
     module = work / "psybench" / "motion" / "generalisation_runs.py"
     module.write_text(module.read_text() + "# edited\n")
     plan = harness.run(work, "-n", target)
-    assert harness.job_counts(plan) == {"motion_generalisation_scores": 1, "motion_generalisation": 1}, \
+    assert harness.job_counts(plan) == {"motion_generalisation_readouts": 1, "motion_generalisation_scores": 1,
+                                        "motion_generalisation": 1}, \
         harness.output(plan)

@@ -15,10 +15,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from psybench.attention.features import feature_maps
+from psybench.attention.responses import feature_maps
 from psybench.intphys.generate import generate_intphys
 from psybench.intphys.ingest import ingest_shard, list_movies
-from psybench.intphys.models.predict import predict_shard
+from psybench.intphys.responses import predict_shard
 from psybench.io.store import ArraySpec, write_store
 from psybench.model_checks import check_maps, read_only
 from psybench.motion.display import Display

@@ -52,23 +52,23 @@ def test_full_run_outputs(workflow):
     assert list(t1.columns[:4]) == ["experiment", "model", "passed", "error"]
     assert set(t1["experiment"]) == {"barberpole", "diamonds", "dashed_bars", "grating_size"}
     assert set(t1["model"]) == {"hs", "fb"}
-    pareto = pd.read_csv(workflow / "results/aggregate/motion_pareto.csv")
+    pareto = pd.read_csv(workflow / "results/motion/motion_pareto.csv")
     assert {"model", "pareto_optimal", "front", "average_rank"} <= set(pareto.columns)
     assert (pareto["front"] >= 1).all() and pareto["pareto_optimal"].any()
-    md = (workflow / "results/aggregate/motion_table1.md").read_text()
+    md = (workflow / "results/motion/motion_table1.md").read_text()
     assert "Translating diamonds" in md
     for fig in ("stimuli.png", "hs_flow.png", "fb_direction_error.png"):
-        assert (workflow / "results/figures/motion" / fig).stat().st_size > 1000
+        assert (workflow / "results/motion/figures" / fig).stat().st_size > 1000
     # the fits table reports the fit each verdict used, with AR(1)-aware standard errors
     from psybench.motion.fits import VERDICT_FIT_COLUMNS
 
-    fits = pd.read_csv(workflow / "results/fits/motion/hs.csv")
+    fits = pd.read_csv(workflow / "results/motion/fits/hs.csv")
     assert set(VERDICT_FIT_COLUMNS) <= set(fits.columns)
     assert set(fits["verdict_fit"].dropna()) <= {"single", "double"}
     # every verdict re-scored on the unfiltered mean flow and at other pursuit constants
     from psybench.motion.readout_dynamics import SENSITIVITY_COLUMNS
 
-    lam = pd.read_csv(workflow / "results/scores/motion/lambda_sensitivity/hs.csv")
+    lam = pd.read_csv(workflow / "results/motion/scores/lambda_sensitivity/hs.csv")
     assert list(lam.columns) == SENSITIVITY_COLUMNS
     assert set(lam["lambda_ms"]) == {0.0, 25.0, 50.0, 100.0}
     assert set(lam["experiment"]) == set(t1["experiment"])
@@ -76,7 +76,7 @@ def test_full_run_outputs(workflow):
 
 def test_every_experiment_is_scored_at_every_direction(workflow):
     """Per-direction verdicts in the scores and Table 1; overall pass only if every direction passes."""
-    scores = pd.read_csv(workflow / "results/scores/motion/hs.csv")
+    scores = pd.read_csv(workflow / "results/motion/scores/hs.csv")
     assert list(scores.columns[:5]) == ["experiment", "model", "passed", "error", "details"]
     assert (scores["n_directions"] == 2).all()
     for direction in ("dir000", "dir030"):
@@ -86,10 +86,10 @@ def test_every_experiment_is_scored_at_every_direction(workflow):
     assert (t1["passed"].astype(bool) == every).all()
     assert (t1["error"] >= t1[["error_dir000", "error_dir030"]].min(axis=1) - 1e-12).all()
     assert t1["integration_passed"].notna().sum() == 2  # grating size only, for both models
-    assert "30°:" in (workflow / "results/aggregate/motion_table1.md").read_text()
-    assert (workflow / "results/stimuli/diamond_ccw_dir030.zarr").is_dir()
-    assert (workflow / "results/stimuli/barberpole_ar2_dir030.zarr").is_dir()
-    fits = pd.read_csv(workflow / "results/fits/motion/hs.csv")
+    assert "30°:" in (workflow / "results/motion/motion_table1.md").read_text()
+    assert (workflow / "results/motion/stimuli/diamond_ccw_dir030.zarr").is_dir()
+    assert (workflow / "results/motion/stimuli/barberpole_ar2_dir030.zarr").is_dir()
+    fits = pd.read_csv(workflow / "results/motion/fits/hs.csv")
     assert sorted(fits.loc[fits["experiment"] == "diamonds", "direction_deg"]) == [0.0, 30.0]
 
 
@@ -109,15 +109,15 @@ def test_generalisation_table(workflow):
         assert bool(base.loc[m, "passed"]) == bool(t1.loc[("diamonds", m), "passed_dir000"])
     dep = gen[gen["experiment"] == "diamonds_contrast_dependence"]
     assert set(dep["model"]) == {"hs", "fb"} and dep["level"].isna().all()
-    store = open_store(workflow / "results/generalisation/contrast_000p3/stimuli/diamond_cw_dir000.zarr")
+    store = open_store(workflow / "results/motion/generalisation/contrast_000p3/stimuli/diamond_cw_dir000.zarr")
     assert store.attrs["stimulus"]["params"]["contrast"] == 0.3
 
 
 def test_stores_carry_display_and_code_hash(workflow):
     from psybench.io import open_store
 
-    stim = next((workflow / "results/stimuli").glob("*.zarr"))
-    resp = open_store(workflow / "results/responses/hs" / stim.name, deep=True)
+    stim = next((workflow / "results/motion/stimuli").glob("*.zarr"))
+    resp = open_store(workflow / "results/motion/responses/hs" / stim.name, deep=True)
     assert resp.attrs["display"]["px_per_deg"] == 4
     assert resp.attrs["model"]["algorithm"] == "horn_schunck"
     assert resp.attrs["code_hash"]
@@ -144,10 +144,10 @@ def test_param_change_reschedules_only_that_model(harness, workflow):
         outs = harness.planned_outputs(harness.run(workflow, "-n", "all"))
     finally:
         harness.write_config(workflow, SMALL_CONFIG)
-    assert any(o.startswith("results/responses/hs/") for o in outs)
-    assert "results/scores/motion/hs.csv" in outs
+    assert any(o.startswith("results/motion/responses/hs/") for o in outs)
+    assert "results/motion/scores/hs.csv" in outs
     assert "results/aggregate/motion_table1.csv" in outs
-    assert not any("/fb" in o or o.startswith("results/stimuli/") for o in outs), outs
+    assert not any("/fb" in o or o.startswith("results/motion/stimuli/") for o in outs), outs
 
 
 def test_library_edit_reschedules_that_stage(harness, workflow):
@@ -158,10 +158,10 @@ def test_library_edit_reschedules_that_stage(harness, workflow):
         outs = harness.planned_outputs(harness.run(workflow, "-n", "all"))
     finally:
         module.write_text(original)
-    assert any(o.startswith("results/readouts/hs/") for o in outs)
-    assert any(o.startswith("results/readouts/fb/") for o in outs)
+    assert any(o.startswith("results/motion/readouts/hs/") for o in outs)
+    assert any(o.startswith("results/motion/readouts/fb/") for o in outs)
     assert "results/aggregate/motion_table1.csv" in outs
-    assert not any(o.startswith(("results/responses/", "results/stimuli/")) for o in outs), outs
+    assert not any(o.startswith(("results/motion/responses/", "results/motion/stimuli/")) for o in outs), outs
 
 
 @pytest.mark.parametrize(
@@ -201,19 +201,19 @@ def test_user_model_runs_and_bad_user_models_are_named(harness, workflow):
     harness.write_config(workflow, cfg)
     table = workflow / "results/aggregate/motion_table1.csv"
     try:
-        harness.run(workflow, "--cores", "2", "results/scores/motion/mine.csv")
-        scores = pd.read_csv(workflow / "results/scores/motion/mine.csv")
+        harness.run(workflow, "--cores", "2", "results/motion/scores/mine.csv")
+        scores = pd.read_csv(workflow / "results/motion/scores/mine.csv")
         assert set(scores["experiment"]) == {"barberpole", "diamonds", "dashed_bars", "grating_size"}
         before = table.read_bytes()
         for func, message in (("nan_flow", "non-finite"), ("wrong_shape", "shape")):
             cfg["motion"]["models"] = [{"name": f"bad_{func}", "callable": f"usermodels.flow:{func}"}]
             harness.write_config(workflow, cfg)
-            proc = harness.run(workflow, "--cores", "1", f"results/scores/motion/bad_{func}.csv", check=False)
+            proc = harness.run(workflow, "--cores", "1", f"results/motion/scores/bad_{func}.csv", check=False)
             out = proc.stdout + proc.stderr
-            logs = "".join(p.read_text() for p in (workflow / "logs/responses").glob(f"bad_{func}/*.log"))
+            logs = "".join(p.read_text() for p in (workflow / "logs/motion/responses").glob(f"bad_{func}/*.log"))
             assert proc.returncode != 0
             assert f"model 'bad_{func}'" in logs and message in logs, out + logs
-            assert not list((workflow / "results/responses").glob(f"bad_{func}/*.zarr"))
+            assert not list((workflow / "results/motion/responses").glob(f"bad_{func}/*.zarr"))
         assert table.read_bytes() == before  # nothing already computed was lost
     finally:
         harness.write_config(workflow, SMALL_CONFIG)

@@ -9,7 +9,7 @@ Stages, one module each:
   ``.coord`` and ARFF, any table through a column mapping), screen geometry,
   resampling to frames, I-VT filtering, synthetic observers and the random
   controls' scanpaths (a package, one module per job);
-* :mod:`~psybench.attention.features` -- the saliency-model interface and the
+* :mod:`~psybench.attention.responses` -- the saliency-model interface and the
   feature maps of any model, streamed over time into a feature store;
   :mod:`~psybench.attention.families` (raw patches, Gaussian pyramid) and
   :mod:`~psybench.attention.itti` (extended Itti model: intensity, orientation,

@@ -10,7 +10,7 @@ section, so the rows equal the workflow's rows for that model (Shic & Scassellat
    ingested frame by frame (:func:`psybench.attention.ingest.ingest_frames`);
 2. gaze: synthetic observers or recordings resampled to frames
    (:func:`psybench.attention.gaze.write_gaze_table`);
-3. features: the model's base maps (:func:`psybench.attention.features.write_feature_store`);
+3. features: the model's base maps (:func:`psybench.attention.responses.write_feature_store`);
 4. Table 1: the random controls' trajectories per training movie
    (:func:`psybench.attention.table1.run_control_scanpaths`), then per training movie,
    for each L, the Fisher filters of people and controls trained and tested
@@ -179,9 +179,9 @@ def score_attention(
         (model = the model's name, metric ``median_rp_<group>``) and the metrics rows
         (model ``"<name> L=<L> untuned|tuned"``), experiment ``<train>_on_<test>``.
     """
-    from psybench.attention.features import write_feature_store
     from psybench.attention.gaze import write_gaze_table
     from psybench.attention.metrics import run_metrics
+    from psybench.attention.responses import write_feature_store
     from psybench.attention.score_rows import score_rows
     from psybench.attention.table1 import gather_evaluation, run_control_scanpaths, run_evaluation_parts
 

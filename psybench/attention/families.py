@@ -1,7 +1,7 @@
 """The built-in feature families raw patches and Gaussian pyramid (Shic & Scassellati 2007, sec. 2.2).
 
 Saliency models of the attention track (the interface is described in
-:mod:`psybench.attention.features`); the extended Itti model is in
+:mod:`psybench.attention.responses`); the extended Itti model is in
 :mod:`psybench.attention.itti`.
 """
 

@@ -11,7 +11,7 @@ An entry of ``attention.models`` has the shape every track uses, plus ``L``::
   ``table1.csv`` and ``curves.csv``, ``"<name> L=<L> <tuning>"`` in
   ``metrics.csv``);
 * ``algorithm`` (a registered feature family: raw, pyramid, itti) or ``callable``
-  (``package.module:function``, the interface of :mod:`psybench.attention.features`)
+  (``package.module:function``, the interface of :mod:`psybench.attention.responses`)
   and its keyword ``params``;
 * ``L``: the neighbourhood side(s) of the feature vector (Shic & Scassellati
   2007, sec. 5.2), one Table 1 row per value. It sits next to ``params`` because

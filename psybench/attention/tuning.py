@@ -3,7 +3,7 @@
 Shic & Scassellati (2007), sections 4.2 and 5.2:
 
 1. Feature vector of a point (sec. 5.2): the base maps of
-   :mod:`psybench.attention.features` in the ``L x L`` neighbourhood of the point
+   :mod:`psybench.attention.responses` in the ``L x L`` neighbourhood of the point
    (edges replicated) at the past times -100 ms and -300 ms: ND = C L^2 x 2.
 2. Per individual (a gaze trajectory), class 0 = features at the gazed cell of each
    training frame, class 1 = ``n_negatives`` (15) cells per gazed frame drawn

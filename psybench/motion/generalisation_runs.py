@@ -1,12 +1,11 @@
-"""The readouts and scores of one model on every generalisation run, in one process.
+"""The readouts, then the scores, of one model on every generalisation run, one process each.
 
 The generalisation runs (:mod:`psybench.motion.generalisation`) go through the same
 stages as the main run: pursuit readouts (:mod:`psybench.motion.readouts`, Tlapale et
 al. 2010, RR-7317 eq. 3) and criteria and fits (:mod:`psybench.motion.scores`). The
-workflow runs both stages in one job per model for all runs
-(:func:`run_readouts_and_scores`: start-up paid once per batch, not per run
-and stage); every run keeps its own readout folder and its own score
-and fit tables, identical to those of a run scored alone. Held out: nothing here is
+workflow runs each stage in one job per model for all runs (:func:`run_readouts`, then
+:func:`run_scores`: start-up paid once per batch, not per run); every run keeps its own
+readout folder and its own score and fit tables, identical to those of a run scored alone. Held out: nothing here is
 tuned on them.
 """
 
@@ -17,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["run_readouts", "run_scores", "run_readouts_and_scores"]
+__all__ = ["run_readouts", "run_scores"]
 
 
 def _same_runs(what: str, a: Mapping[str, Any], b: Mapping[str, Any]) -> None:
@@ -101,36 +100,3 @@ def run_scores(
             raise ValueError(f"generalisation run {run!r}: no readout store in {folder}")
         out[run] = score_model_stores(stores, scores_out[run], fits_out[run], **kwargs)
     return out
-
-
-def run_readouts_and_scores(
-    responses: Mapping[str, Sequence[str | os.PathLike]],
-    readout_dirs: Mapping[str, str | os.PathLike],
-    scores_out: Mapping[str, str | os.PathLike],
-    fits_out: Mapping[str, str | os.PathLike],
-    *,
-    lambda_ms: float,
-    code_hash: str = "",
-    criteria: Mapping[str, Any] | None = None,
-    literature_path: str | os.PathLike | None = None,
-) -> dict[str, tuple[Path, Path]]:
-    """:func:`run_readouts`, then :func:`run_scores` of the readouts it wrote: one model, every run.
-
-    One job for both stages: what they start (Python, Zarr, SciPy) is paid
-    once per model; every readout store and table is the one the two stages write apart
-    (they call the same functions on the same files).
-
-    Parameters
-    ----------
-    responses, readout_dirs : mapping of str to ...
-        As :func:`run_readouts` (``lambda_ms`` and ``code_hash`` are its keywords).
-    scores_out, fits_out : mapping of str to path-like
-        As :func:`run_scores` (``criteria`` and ``literature_path`` are its keywords).
-
-    Returns
-    -------
-    dict of str to (pathlib.Path, pathlib.Path)
-        Per run, its score and fit tables.
-    """
-    run_readouts(responses, readout_dirs, lambda_ms=lambda_ms, code_hash=code_hash)
-    return run_scores(readout_dirs, scores_out, fits_out, criteria=criteria, literature_path=literature_path)

@@ -48,10 +48,10 @@ _DIR_COL = re.compile(r"passed_dir(\d+)(?:p(\d+))?")
 
 def model_figures(model: str, experiment: str = "") -> list[dict[str, str]]:
     """The motion figures of ``model`` (paths relative to the results folder; rules/motion.smk)."""
-    figs = [{"label": "direction-error curves", "path": f"figures/motion/{model}_direction_error.png"},
-            {"label": "flow fields", "path": f"figures/motion/{model}_flow.png"}]
+    figs = [{"label": "direction-error curves", "path": f"motion/figures/{model}_direction_error.png"},
+            {"label": "flow fields", "path": f"motion/figures/{model}_flow.png"}]
     if experiment == "barberpole":
-        figs.append({"label": "barber-pole directions", "path": "figures/motion/barberpole_directions.png"})
+        figs.append({"label": "barber-pole directions", "path": "motion/figures/barberpole_directions.png"})
     return figs
 
 

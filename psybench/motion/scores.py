@@ -35,7 +35,6 @@ __all__ = [
     "lambda_sensitivity_stores",
     "merge_criteria",
     "score_model",
-    "score_model_responses",
     "score_model_stores",
     "write_scores",
 ]
@@ -181,7 +180,7 @@ def score_model_stores(
     ``sensitivity_out`` (verdicts, fits), if given, also gets the two tables of
     :func:`lambda_sensitivity_stores` from the same
     readouts, loaded once, with these scores as its verdicts at the readouts' own
-    lambda (one job instead of two, and that lambda scored once).
+    lambda (that lambda scored once).
     """
     stored_name, readouts = load_model_readouts(readout_paths)
     model = stored_name or Path(readout_paths[0]).parent.name
@@ -218,39 +217,3 @@ def lambda_sensitivity_stores(
     verdicts, fits = lambda_sensitivity(model, readouts, score_model, lambdas_ms=lambdas_ms,
                                         criteria=criteria, literature=literature)
     return write_table(verdicts, verdicts_out), write_table(fits, fits_out)
-
-
-def score_model_responses(
-    response_paths: Sequence[str | os.PathLike],
-    readout_paths: Sequence[str | os.PathLike],
-    scores_out: str | os.PathLike,
-    fits_out: str | os.PathLike,
-    *,
-    lambda_ms: float,
-    readouts_code_hash: str = "",
-    **kwargs: Any,
-) -> tuple[Path, Path]:
-    """One model's readout stores from its response stores, then :func:`score_model_stores` of them.
-
-    The workflow's ``motion_scores`` job: a readout reads the domain mean its
-    response store holds (:func:`psybench.motion.readouts.compute_readout`, kilobytes a
-    store), too little work for a job of its own; the same functions on the same files
-    write the same readout stores and tables as two jobs did.
-
-    Parameters
-    ----------
-    response_paths, readout_paths : sequence of path-like, length N
-        The model's response stores and their readout stores, pairwise (same stimulus).
-    scores_out, fits_out : path-like
-    lambda_ms : float
-        Eq. 3 time constant of the readouts (ms).
-    readouts_code_hash : str
-        Recorded in the readout stores (as the readouts stage records its own).
-    **kwargs
-        Passed to :func:`score_model_stores` (``criteria``, ``literature_path``,
-        ``sensitivity_out``).
-    """
-    from psybench.motion.readouts import compute_readouts
-
-    written = compute_readouts(response_paths, readout_paths, lambda_ms=lambda_ms, code_hash=readouts_code_hash)
-    return score_model_stores(written, scores_out, fits_out, **kwargs)

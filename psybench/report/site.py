@@ -332,7 +332,7 @@ def render_site(
         ``{"table1": path, "generalisation": path or None, "models": [...]}`` as the
         motion track computes it (``psybench.motion.held_out.held_out_section``): the
         motion track page then lists every failing held-out cell of the bio-inspired
-        models, linked to their figures under ``<results_root>/figures/motion/``.
+        models, linked to their figures under ``<results_root>/motion/figures/``.
     workers : int
         Processes drawing the figures (the same PNGs for any number).
 

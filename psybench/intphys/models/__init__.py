@@ -19,30 +19,23 @@ nextframe
     ``nextframe``: a streamed per-pixel next-frame regression and its surprise.
 tracking
     ``tracking``: object permanence, shape constancy and continuity of tracked masks.
-predict
-    Run one configured model on one shard (the ``intphys_predict`` rule).
 """
 
 from psybench.intphys.models.controls import constant, random_control
 from psybench.intphys.models.flow import flow_surprise
 from psybench.intphys.models.nextframe import nextframe_surprise, train_nextframe, train_nextframe_stores
 from psybench.intphys.models.observation import Movies, Observation, observe
-from psybench.intphys.models.predict import TRAINED_ALGORITHMS, ModelSpecError, predict_shard, predict_shards
 from psybench.intphys.models.tracking import tracking_permanence
 
 __all__ = [
     "Observation",
     "Movies",
     "observe",
-    "ModelSpecError",
-    "TRAINED_ALGORITHMS",
     "constant",
     "random_control",
     "flow_surprise",
     "train_nextframe",
     "nextframe_surprise",
     "tracking_permanence",
-    "predict_shard",
-    "predict_shards",
     "train_nextframe_stores",
 ]

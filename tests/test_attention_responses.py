@@ -5,8 +5,8 @@ import pytest
 from skimage.filters import gaussian
 
 from psybench.attention.families import pyramid_maps
-from psybench.attention.features import feature_maps, write_feature_store
 from psybench.attention.itti import itti_maps, itti_normalize
+from psybench.attention.responses import feature_maps, write_feature_store
 from psybench.attention.stimuli import render_popout, write_popout_store
 from psybench.io.store import open_store
 
@@ -100,7 +100,7 @@ def test_one_job_writes_every_models_store_as_written_alone(tmp_path):
     alone does."""
     import shutil
 
-    from psybench.attention.features import write_feature_stores
+    from psybench.attention.responses import write_feature_stores
 
     stim = write_popout_store(tmp_path / "s.zarr", n_frames=6, seed=0)
     specs = [{"out": tmp_path / "b" / "raw.zarr", "model": "raw", "code_hash": "h1"},

@@ -3,7 +3,7 @@ import sys
 
 sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
 
-from psybench.intphys.models import predict_shards  # noqa: E402
+from psybench.intphys.responses import predict_shards  # noqa: E402
 
 predict_shards(snakemake.params.model, snakemake.input.stores, snakemake.input.tables,  # noqa: F821
                list(snakemake.output), weights=snakemake.input.get("weights"),  # noqa: F821
