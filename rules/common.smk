@@ -142,7 +142,7 @@ def request_rebuilds():
 
 
 def _producible(path, known=None):
-    """Whether a rule of this configuration makes ``path``: its input and params functions accept the
+    """Whether a job of this configuration writes ``path``: its input and params functions accept the
     wildcards (a model still configured ...) and each of its inputs is present or, in turn, producible."""
     known = {} if known is None else known
     if path in known:
