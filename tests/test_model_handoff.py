@@ -21,7 +21,7 @@ from psybench.attention.stimuli import write_popout_store
 from psybench.handoff import as_model, describe_model, model_from_description
 from psybench.intphys.generate import generate_intphys
 from psybench.intphys.ingest import ingest_shard, list_movies
-from psybench.intphys.models import predict_shard, predict_shards
+from psybench.intphys.responses import predict_shard, predict_shards
 from psybench.io.store import ArraySpec, open_store, write_store
 from psybench.motion.display import Display
 from psybench.motion.responses import run_motion_model_batch
