@@ -44,7 +44,19 @@ import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from psybench.model_params import data_argument_problem, model_parameters, parameter_problem
+from psybench.model_entry import (
+    DEFAULT_BATCH_SIZE,
+    RESOURCE_KEYS,
+    deep_entry_keys,
+    device_problem,
+    resources_problem,
+)
+from psybench.model_params import (
+    builder_problem,
+    data_argument_problem,
+    model_parameters,
+    parameter_problem,
+)
 from psybench.provenance import params_hash
 
 __all__ = [
@@ -57,14 +69,27 @@ __all__ = [
     "list_models",
     "load_callable",
     "resolve_model",
+    "device_problem",
+    "resources_problem",
+    "BATCHED_KINDS",
+    "DEFAULT_BATCH_SIZE",
+    "RESOURCE_KEYS",
 ]
 
 TRACKS = ("motion", "attention", "intphys")
 # The interfaces (kinds) a model of each track may have; the first is the default of a
 # user ``callable`` whose config entry names none.
-TRACK_KINDS = {"motion": ("pair", "stream"), "attention": ("saliency",), "intphys": ("plausibility",)}
-KINDS = tuple(k for kinds in TRACK_KINDS.values() for k in kinds)
+TRACK_KINDS = {
+    "motion": ("pair", "stream", "pairs"),
+    "attention": ("saliency", "features", "map"),
+    "intphys": ("plausibility", "stream"),
+}
+KINDS = tuple(dict.fromkeys(k for kinds in TRACK_KINDS.values() for k in kinds))
 DEFAULT_KIND = {track: kinds[0] for track, kinds in TRACK_KINDS.items()}
+# The batched interfaces of deep models (psybench.deep), by track: the model is called on
+# batches of at most ``batch_size`` frames (pairs) and gets its data as the kind says.
+BATCHED_KINDS = {"motion": ("pairs",), "attention": ("features", "map"), "intphys": ("stream",)}
+
 # Entry-point group through which an installed package adds algorithms: each entry
 # point names a module (importing it runs its ``@register`` decorators) or a function
 # decorated with :func:`register`.
@@ -113,15 +138,31 @@ class Algorithm:
     required: tuple[str, ...] = ()  # parameters without a default: the config must give them
     # {parameter: (smallest, largest)} accepted by config validation (None: open); declared with register
     bounds: Mapping[str, tuple[float | None, float | None]] = dataclasses.field(default_factory=dict)
+    # a builder ``build(*, weights, device, **params) -> model`` called once per job (psybench.deep)
+    factory: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
 class ModelSpec:
-    """One configured model: a unique name, its algorithm and parameter values."""
+    """One configured model: a unique name, its algorithm and parameter values.
+
+    A deep model (a factory, or a batched kind) also has a ``weights`` file (or None),
+    a ``device`` and a ``batch_size``; ``resources`` (threads, mem_mb, runtime, gpu) are
+    the Snakemake resources of its jobs, for any model.
+    """
 
     name: str
     algorithm: Algorithm
     params: Mapping[str, Any]
+    weights: str | None = None
+    device: str = "cpu"
+    batch_size: int | None = None
+    resources: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+
+    @property
+    def deep(self) -> bool:
+        """A factory or a batched kind: it has a device and a batch size."""
+        return self.algorithm.factory or self.kind in BATCHED_KINDS.get(self.track, ())
 
     @property
     def kind(self) -> str:
@@ -144,6 +185,7 @@ def register(
     reference: str = "",
     description: str = "",
     bounds: Mapping[str, tuple[float | None, float | None]] | None = None,
+    factory: bool = False,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Decorator registering a built-in algorithm; its parameters with defaults are the defaults.
 
@@ -153,6 +195,10 @@ def register(
     config validation accepts (:func:`psybench.config_checks.check_model_params`),
     declared here next to the signature so that renaming a parameter is one edit: a
     bound naming no parameter of the function fails at registration.
+
+    With ``factory=True`` the function is a builder, ``build(*, weights, device,
+    **params) -> model`` (:mod:`psybench.deep`): its parameters are its keywords other
+    than ``weights`` and ``device``, and the model it builds has the kind's signature.
     """
     if track not in TRACKS:
         raise ValueError(f"algorithm {name!r}: track must be one of {TRACKS}, got {track!r}")
@@ -165,7 +211,9 @@ def register(
         if name in _ALGORITHMS and _ALGORITHMS[name].function is not func:
             raise ValueError(f"algorithm {name!r} is registered twice")
         doc = (inspect.getdoc(func) or "").splitlines()
-        defaults, required = model_parameters(func, kind)
+        if factory and (problem := builder_problem(func, path=name)):
+            raise ValueError(f"algorithm {name!r}: {problem}")
+        defaults, required = model_parameters(func, kind, factory=factory)
         unknown = sorted(set(bounds or {}) - {*defaults, *required})
         if unknown:
             raise ValueError(f"algorithm {name!r}: bounds name {unknown}, not parameters of the function "
@@ -182,6 +230,7 @@ def register(
             reference=reference,
             description=description or (doc[0] if doc else ""),
             bounds=dict(bounds or {}),
+            factory=factory,
         )
         return func
 
@@ -326,10 +375,13 @@ def resolve_model(entry: Mapping[str, Any], *, track: str | None = None) -> Mode
         allowed = TRACK_KINDS.get(user_track, KINDS)
         if kind not in allowed:
             raise ModelError(f"model {name!r}: kind must be one of {allowed} for track {user_track!r}, got {kind!r}")
-        problem = data_argument_problem(func, kind, path=path)
+        factory = entry.get("factory", False)
+        if not isinstance(factory, bool):
+            raise ModelError(f"model {name!r}: 'factory' must be true or false, got {factory!r}")
+        problem = builder_problem(func, path=path) if factory else data_argument_problem(func, kind, path=path)
         if problem:
             raise ModelError(f"model {name!r}: {problem}")
-        defaults, required = model_parameters(func, kind)
+        defaults, required = model_parameters(func, kind, factory=factory)
         algo = Algorithm(
             name=path,
             function=func,
@@ -338,6 +390,7 @@ def resolve_model(entry: Mapping[str, Any], *, track: str | None = None) -> Mode
             defaults=defaults,
             source="user",
             required=required,
+            factory=factory,
         )
     else:
         raise ModelError(f"model {name!r}: needs 'algorithm' (built in) or 'callable' ('module:function')")
@@ -355,4 +408,12 @@ def resolve_model(entry: Mapping[str, Any], *, track: str | None = None) -> Mode
                 "(YAML reads 1.0e9 as text: write 1.0e+9)"
             )
     merged = {**algo.defaults, **params}
-    return ModelSpec(name=name, algorithm=algo, params=merged)
+    deep = algo.factory or algo.kind in BATCHED_KINDS.get(algo.track, ())
+    if "factory" in entry and "algorithm" in entry:
+        raise ModelError(f"model {name!r}: 'factory' belongs to a 'callable' entry (a built-in algorithm "
+                         "is registered as a factory or not)")
+    try:
+        keys = deep_entry_keys(entry, factory=algo.factory, deep=deep, algorithm=algo.name, kind=algo.kind)
+    except ValueError as exc:
+        raise ModelError(f"model {name!r}: {exc}") from None
+    return ModelSpec(name=name, algorithm=algo, params=merged, **keys)
