@@ -1,6 +1,7 @@
 """Deep motion models: RAFT (Teed & Deng 2020) and a user's torch model through the batched pair stage.
 
-What is compared, on CPU:
+What is compared, on CPU, with one torch thread on both sides (the bits of a float32
+reduction depend on the thread count):
 
 * RAFT through psybench (:class:`~psybench.motion.models.raft.RaftFlow` driven by
   :func:`~psybench.motion.responses.batched_pair_blocks`) against torchvision's RAFT called
@@ -26,13 +27,24 @@ optical_flow = pytest.importorskip("torchvision.models.optical_flow")
 
 from lk_torch import build_lucas_kanade  # noqa: E402
 
+from psybench.io.store import ArraySpec, open_store, write_store  # noqa: E402
+from psybench.motion.display import Display  # noqa: E402
 from psybench.motion.models.flow import lucas_kanade  # noqa: E402
 from psybench.motion.models.raft import RaftFlow, raft_large, raft_padding, raft_small  # noqa: E402
-from psybench.motion.responses import batched_pair_blocks  # noqa: E402
-from psybench.registry import ModelError  # noqa: E402
+from psybench.motion.responses import batched_pair_blocks, run_motion_model  # noqa: E402
+from psybench.registry import ModelError, resolve_model  # noqa: E402
 
 CPU = torch.device("cpu")
 UPDATES = 3  # refinement steps: the comparisons hold for any number, 3 keeps the tests short
+
+
+@pytest.fixture(autouse=True)
+def one_torch_thread():
+    """Every run here on one torch thread, as psybench's jobs by default: bits depend on the thread count."""
+    saved = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(saved)
 
 
 def _movie(n_t: int, height: int, width: int, seed: int = 0) -> np.ndarray:
@@ -129,6 +141,50 @@ def test_torch_lucas_kanade_through_the_deep_path_equals_psybench_lucas_kanade()
     np.testing.assert_allclose(mean, shift, atol=0.05)  # u right, v down, px/frame
     # swapping the components or the sign would break it: the check is not vacuous
     assert np.abs(deep[1:, m:-m, m:-m, ::-1] - numpy_flow[1:, m:-m, m:-m]).max() > 0.1
+
+
+def _stimulus_store(path, frames: np.ndarray):
+    n_t, height, width = frames.shape
+    attrs = {"stage": "stimuli", "display": Display(width_px=width, height_px=height).to_attrs(),
+             "stimulus": {"name": "texture"}}
+    write_store(path, {"frames": ArraySpec(frames, ("t", "y", "x"), chunks=(3, height, width))}, attrs)
+    return path
+
+
+def test_a_user_torch_factory_runs_through_the_response_stage(tmp_path):
+    frames = _shifted(6, 40, 48, (-0.4, 0.6))
+    stim = _stimulus_store(tmp_path / "stimuli" / "texture.zarr", frames)
+    deep = resolve_model({"name": "lk_torch", "callable": "lk_torch:build_lucas_kanade", "kind": "pairs",
+                          "factory": True, "batch_size": 2})
+    classic = resolve_model({"name": "lk", "algorithm": "lucas_kanade", "params": {"n_warps": 1, "sigma": 0.0}})
+    ours = open_store(run_motion_model(deep, stim, tmp_path / "deep.zarr", show_progress=False))
+    theirs = open_store(run_motion_model(classic, stim, tmp_path / "lk.zarr", show_progress=False))
+    m = 10
+    got, want = ours["flow"].compute(), theirs["flow"].compute()
+    np.testing.assert_allclose(got[:, m:-m, m:-m], want[:, m:-m, m:-m], rtol=0, atol=1e-4)
+    env = ours.attrs["environment"]
+    assert env["torch"] == torch.__version__ and env["device"] == "cpu"
+    assert env["determinism"] == {"cudnn_benchmark": False, "tf32_matmul": False, "tf32_cudnn": False,
+                                  "deterministic_algorithms": False}
+    assert ours.attrs["model"]["batch_size"] == 2
+    assert "environment" not in theirs.attrs  # a classic model's store is unchanged
+
+
+def test_raft_with_a_weights_file_through_the_response_stage_equals_torchvision(tmp_path):
+    torch.manual_seed(4)
+    network = optical_flow.raft_small(weights=None, progress=False)
+    torch.save(network.state_dict(), tmp_path / "raft_small.pt")
+    frames = _movie(5, 64, 72, seed=4)
+    stim = _stimulus_store(tmp_path / "stimuli" / "noise.zarr", frames)
+    spec = resolve_model({"name": "raft", "algorithm": "raft_small", "weights": str(tmp_path / "raft_small.pt"),
+                          "params": {"num_flow_updates": UPDATES}, "batch_size": 3})
+    store = open_store(run_motion_model(spec, stim, tmp_path / "raft.zarr", show_progress=False))
+    top, bottom, left, right = raft_padding(64, 72)  # 32 + 32 rows, 28 + 28 columns
+    padded = np.pad(frames, ((0, 0), (top, bottom), (left, right)), mode="edge")
+    theirs = _direct("raft_small", network.state_dict(), padded, batch_size=3)[:, top:top + 64, left:left + 72]
+    np.testing.assert_array_equal(store["flow"].compute(), theirs)
+    assert store.attrs["model"]["weights_digest"]
+    assert store.attrs["environment"]["torchvision"] is not None
 
 
 def test_a_model_returning_the_wrong_shape_is_named():

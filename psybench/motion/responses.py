@@ -58,7 +58,7 @@ from psybench.model_checks import (
 from psybench.motion.display import Display
 from psybench.motion.population import domain_mean_flow
 from psybench.progress import progress
-from psybench.registry import ModelError, ModelSpec
+from psybench.registry import DEFAULT_BATCH_SIZE, ModelError, ModelSpec
 
 __all__ = [
     "FLOW_COMPRESSORS",
@@ -69,8 +69,6 @@ __all__ = [
     "run_motion_model_batch",
 ]
 
-#: Pairs per call of a batched pair model (kind ``"pairs"``) whose entry gives no ``batch_size``.
-DEFAULT_PAIR_BATCH = 8
 
 #: The codec of the responses' ``flow`` and ``p``: Blosc-LZ4 (level 5) with byte shuffle over
 #: the float32 values. On the default run's stores it encodes and decodes several times
@@ -149,9 +147,9 @@ def motion_response_blocks(
     elif spec.kind == "pairs":
         from psybench.deep import built  # torch only for a deep model's job
 
-        batch = getattr(spec, "batch_size", None) or DEFAULT_PAIR_BATCH
-        with built(spec, threads=threads) as model:
-            yield from batched_pair_blocks(model, frames, name=spec.name, batch_size=batch)
+        with built(spec, threads=threads) as (model, _):  # once per job, released after the last batch
+            yield from batched_pair_blocks(model, frames, name=spec.name,
+                                           batch_size=spec.batch_size or DEFAULT_BATCH_SIZE)
     else:
         raise ModelError(
             f"model {spec.name!r}: kind {spec.kind!r} is not a motion model kind ('pair', 'pairs' or 'stream')"
@@ -159,7 +157,7 @@ def motion_response_blocks(
 
 
 def batched_pair_blocks(
-    model: Any, frames: Any, *, name: str, batch_size: int = DEFAULT_PAIR_BATCH,
+    model: Any, frames: Any, *, name: str, batch_size: int = DEFAULT_BATCH_SIZE,
 ) -> Iterator[dict[str, np.ndarray]]:
     """Yield ``{"flow": (t, H, W, 2)}`` blocks of a batched pair model (kind ``"pairs"``) along ``frames``.
 
@@ -279,6 +277,12 @@ def run_motion_model(
         "model": describe_model(spec),
         "code_hash": code_hash,
     }
+    if spec.deep:  # torch and CUDA versions, the device and the determinism settings the model runs under
+        from psybench.deep import environment_attrs, resolve_device, torch_session
+
+        device = resolve_device(spec.device, model=spec.name)
+        with torch_session(threads=threads, device=device):
+            attrs["environment"] = environment_attrs(device)
     blocks = motion_response_blocks(spec, frames, display, block_frames=block_frames, threads=threads,
                                     population=write_population)
     if show_progress:  # a batch reports per stimulus instead (run_motion_model_batch)

@@ -30,6 +30,8 @@ from typing import Any
 
 import numpy as np
 
+from psybench.registry import register
+
 __all__ = ["MIN_SIDE", "RAFT_REFERENCE", "RaftFlow", "raft_padding"]
 
 RAFT_REFERENCE = "Teed & Deng (2020), RAFT: Recurrent All-Pairs Field Transforms for Optical Flow, ECCV 402-419"
@@ -116,6 +118,8 @@ def _build(which: str, *, weights: str | None, device: Any, num_flow_updates: in
     return RaftFlow(network, device, num_flow_updates=num_flow_updates)
 
 
+@register("raft_small", track="motion", kind="pairs", factory=True, reference=RAFT_REFERENCE,
+          bounds={"num_flow_updates": (1, 1_000)})
 def raft_small(*, weights: str | None = None, device: Any = "cpu", num_flow_updates: int = 12) -> RaftFlow:
     """Build RAFT-small (Teed & Deng 2020, sec. 4: the 1M-parameter model) as a batched pair model.
 
@@ -140,6 +144,8 @@ def raft_small(*, weights: str | None = None, device: Any = "cpu", num_flow_upda
     return _build("raft_small", weights=weights, device=device, num_flow_updates=num_flow_updates)
 
 
+@register("raft_large", track="motion", kind="pairs", factory=True, reference=RAFT_REFERENCE,
+          bounds={"num_flow_updates": (1, 1_000)})
 def raft_large(*, weights: str | None = None, device: Any = "cpu", num_flow_updates: int = 12) -> RaftFlow:
     """Build RAFT (the full model of Teed & Deng 2020, sec. 3) as a batched pair model.
 
