@@ -89,14 +89,16 @@ def motion_response_blocks(
     Parameters
     ----------
     spec : ModelSpec
-        A motion model of kind ``"pair"`` or ``"stream"``.
+        A motion model of kind ``"pair"``, ``"stream"`` or ``"pairs"`` (a batched deep model,
+        built once here by :func:`psybench.deep.built` and fed by :func:`batched_pair_blocks`).
     frames : array_like or dask.array.Array, shape (T, H, W)
         Luminance in [0, 1].
     display : Display
     block_frames : int
         Frames read per block.
     threads : int
-        Worker threads for pair models (OpenCV and NumPy release the GIL).
+        Worker threads for pair models (OpenCV and NumPy release the GIL); torch's threads
+        for a ``pairs`` model.
     population : bool
         False: a stream model that can skip its population (a ``return_p`` keyword, the
         built-in bio-inspired models) is asked not to build ``p``; its flow is the same
