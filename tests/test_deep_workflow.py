@@ -99,3 +99,38 @@ def test_gpu_model_job_resources_and_its_sbatch_line(harness, tmp_path):
     assert "--gres" not in line and "-p debug" in line
     classic = sbatch(*_job_resources(out, "hs"))
     assert "--gpus" not in classic and "--cpus-per-task=1" in classic and "--gres" not in classic
+
+
+CPU_MODEL = {"name": "tiny", "callable": "usermodels.deep:build", "kind": "pairs", "factory": True,
+             "weights": "weights/tiny.pt", "batch_size": 3}
+
+
+@pytest.mark.slow
+def test_deep_model_runs_reproducibly_and_a_new_checkpoint_reruns_only_it(harness, tmp_path):
+    """Two CPU runs of a tiny torch model beside a classic one give byte-identical tables; its
+    stores record the weights' digest and the torch environment; rewriting the weights file at
+    the same path makes a dry run plan that model's jobs again, and no job of the classic model."""
+    import zarr
+
+    from psybench.deep import environment_attrs, torch_session, weights_digest
+
+    first = _deep_copy(harness, tmp_path / "a", CPU_MODEL)
+    second = _deep_copy(harness, tmp_path / "b", CPU_MODEL)
+    for work in (first, second):
+        harness.run(work, "--cores", "2", harness.table)
+    assert (first / harness.table).read_bytes() == (second / harness.table).read_bytes()
+    assert "tiny" in (first / harness.table).read_text()
+
+    store = next((first / "results" / "motion" / "responses" / "tiny").glob("*.zarr"))
+    attrs = zarr.open_group(store, mode="r").attrs.asdict()
+    assert attrs["model"]["weights_digest"] == weights_digest(first / "weights" / "tiny.pt")
+    with torch_session(threads=1):
+        assert attrs["environment"] == environment_attrs(torch.device("cpu"))
+
+    torch.save({"conv.weight": torch.ones(1, 2, 1, 1)}, first / "weights" / "tiny.pt")  # same path, new weights
+    proc = harness.run(first, "-n", harness.table)
+    planned = harness.planned_outputs(proc)
+    responses = {p for p in planned if p.startswith("results/motion/responses/")}
+    assert responses and all(p.startswith("results/motion/responses/tiny/") for p in responses), planned
+    assert not any("/hs/" in p or p.endswith("/hs.csv") for p in planned), planned
+    assert harness.job_counts(proc).get("motion_responses") == 1
