@@ -103,6 +103,7 @@ _BUILTIN_MODULES = {
         "psybench.motion.models.flow",
         "psybench.motion.models.motion_energy",
         "psybench.motion.models.v1mt",
+        "psybench.motion.models.raft",  # RAFT (torch imported only when a job builds it)
     ),
     # attention: saliency feature families
     "attention": (

@@ -123,3 +123,41 @@ def test_attention_from_python_runs_as_written(user_package):
     assert len(table1) == 2 * 6  # two L, six groups
     people, chance = (table1.xs(f"median_rp_{g}", level="metric") for g in ("n_ma", "n_iid"))
     assert (people > 80).all() and ((chance - 50).abs() < 10).all()
+
+
+def test_motion_deep_model_recipe_runs_through_the_response_stage(tmp_path, monkeypatch):
+    torch = pytest.importorskip("torch", reason="the deep extra (pip install 'psybench[deep]') is not installed")
+    from torchvision.models.optical_flow import raft_small
+
+    from psybench.io.store import ArraySpec, write_store
+    from psybench.motion.display import Display
+    from psybench.motion.responses import run_motion_model
+
+    title = "### Motion: your own deep model"
+    code = _block(_section(title), "python")
+    (tmp_path / "mypackage").mkdir()
+    (tmp_path / "mypackage" / "__init__.py").write_text("")
+    (tmp_path / "mypackage" / "deepflow.py").write_text(code)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for mod in [m for m in list(sys.modules) if m == "mypackage" or m.startswith("mypackage.")]:
+        monkeypatch.delitem(sys.modules, mod)
+    monkeypatch.chdir(tmp_path)  # the entries' weights are relative paths
+    from mypackage.deepflow import TinyFlow
+
+    (tmp_path / "weights").mkdir()
+    torch.manual_seed(0)
+    tiny = TinyFlow(16).eval()
+    torch.save(tiny.state_dict(), tmp_path / "weights" / "tiny.pt")
+    torch.save(raft_small(weights=None, progress=False).state_dict(), tmp_path / "weights" / "raft_small.pt")
+    entries = _user_entries(title, "motion")
+    frames = np.random.default_rng(0).random((4, 24, 32), dtype=np.float32)
+    attrs = {"stage": "stimuli", "display": Display(width_px=32, height_px=24).to_attrs(), "stimulus": {}}
+    write_store(tmp_path / "s.zarr", {"frames": ArraySpec(frames, ("t", "y", "x"), chunks=(2, 24, 32))}, attrs)
+    spec = resolve_model(next(e for e in entries if e["name"] == "tiny"), track="motion")
+    assert (spec.kind, spec.batch_size, spec.device, spec.resources) == ("pairs", 16, "cpu",
+                                                                          {"threads": 2, "mem_mb": 4000})
+    flow = open_store(run_motion_model(spec, tmp_path / "s.zarr", tmp_path / "r.zarr", show_progress=False))
+    with torch.inference_mode():  # the module the page defines, called directly on the same pairs
+        want = tiny(frames[:-1].copy(), frames[1:].copy())
+    np.testing.assert_allclose(flow["flow"].compute()[1:], want, rtol=0, atol=1e-6)
+    assert flow.attrs["model"]["weights_digest"]

@@ -47,13 +47,28 @@ import numpy as np
 from psybench.handoff import as_model, describe_model
 from psybench.io.integrity import open_group, verify_store
 from psybench.io.store import StreamSpec, write_store_stream
-from psybench.model_checks import call_model, check_maps, exits_are_errors, model_blocks, read_only
+from psybench.model_checks import (
+    call_model,
+    check_maps,
+    exits_are_errors,
+    model_blocks,
+    model_failure,
+    read_only,
+)
 from psybench.motion.display import Display
 from psybench.motion.population import domain_mean_flow
 from psybench.progress import progress
-from psybench.registry import ModelError, ModelSpec
+from psybench.registry import DEFAULT_BATCH_SIZE, ModelError, ModelSpec
 
-__all__ = ["FLOW_COMPRESSORS", "motion_response_blocks", "paired_stores", "run_motion_model", "run_motion_model_batch"]
+__all__ = [
+    "FLOW_COMPRESSORS",
+    "batched_pair_blocks",
+    "motion_response_blocks",
+    "paired_stores",
+    "run_motion_model",
+    "run_motion_model_batch",
+]
+
 
 #: The codec of the responses' ``flow`` and ``p``: Blosc-LZ4 (level 5) with byte shuffle over
 #: the float32 values. On the default run's stores it encodes and decodes several times
@@ -74,14 +89,16 @@ def motion_response_blocks(
     Parameters
     ----------
     spec : ModelSpec
-        A motion model of kind ``"pair"`` or ``"stream"``.
+        A motion model of kind ``"pair"``, ``"stream"`` or ``"pairs"`` (a batched deep model,
+        built once here by :func:`psybench.deep.built` and fed by :func:`batched_pair_blocks`).
     frames : array_like or dask.array.Array, shape (T, H, W)
         Luminance in [0, 1].
     display : Display
     block_frames : int
         Frames read per block.
     threads : int
-        Worker threads for pair models (OpenCV and NumPy release the GIL).
+        Worker threads for pair models (OpenCV and NumPy release the GIL); torch's threads
+        for a ``pairs`` model.
     population : bool
         False: a stream model that can skip its population (a ``return_p`` keyword, the
         built-in bio-inspired models) is asked not to build ``p``; its flow is the same
@@ -129,8 +146,64 @@ def motion_response_blocks(
                     check_maps(spec.name, key, value, (), f"the block from frame {start}")
             start += len(block.get("flow", ()))
             yield block
+    elif spec.kind == "pairs":
+        from psybench.deep import built  # torch only for a deep model's job
+
+        with built(spec, threads=threads) as (model, _):  # once per job, released after the last batch
+            yield from batched_pair_blocks(model, frames, name=spec.name,
+                                           batch_size=spec.batch_size or DEFAULT_BATCH_SIZE)
     else:
-        raise ModelError(f"model {spec.name!r}: kind {spec.kind!r} is not a motion model kind ('pair' or 'stream')")
+        raise ModelError(
+            f"model {spec.name!r}: kind {spec.kind!r} is not a motion model kind ('pair', 'pairs' or 'stream')"
+        )
+
+
+def batched_pair_blocks(
+    model: Any, frames: Any, *, name: str, batch_size: int = DEFAULT_BATCH_SIZE,
+) -> Iterator[dict[str, np.ndarray]]:
+    """Yield ``{"flow": (t, H, W, 2)}`` blocks of a batched pair model (kind ``"pairs"``) along ``frames``.
+
+    The pairs ``(t - 1, t)`` for ``t = 1 .. T - 1`` go to ``model(frames0, frames1)`` in
+    consecutive batches of ``batch_size`` (the last one shorter), each read from the store
+    on its own, so that memory does not grow with movie length; ``flow[0] = 0`` as for a
+    ``pair`` model. The frames are float32 copies that the model may write into (torch
+    warns on read-only arrays).
+
+    Parameters
+    ----------
+    model : callable
+        ``model(frames0, frames1) -> flows``: ``frames0``, ``frames1`` ndarray, shape (B, H, W),
+        float32 luminance in [0, 1]; ``flows`` ndarray, shape (B, H, W, 2), px/frame,
+        ``frames0[b](x) ~ frames1[b](x + flows[b](x))``.
+    frames : array_like or zarr.Array, shape (T, H, W)
+    name : str
+        The model's configured name (for the messages).
+    batch_size : int
+        Pairs per call.
+
+    Raises
+    ------
+    ModelError
+        If the model raises, or returns anything but a finite float array of shape (B, H, W, 2).
+    """
+    n_t, height, width = frames.shape
+    if n_t and n_t < 2:
+        yield {"flow": np.zeros((n_t, height, width, 2), np.float32)}
+    for start in range(1, n_t, batch_size):
+        stop = min(n_t, start + batch_size)
+        block = frames[start - 1:stop]
+        block = np.asarray(block.compute() if hasattr(block, "compute") else block, dtype=np.float32)
+        where = f"frames {start - 1}-{stop - 1}"
+        try:  # two copies: a model that writes into frames0 does not change frames1
+            flows = model(block[:-1].copy(), block[1:].copy())
+        except ModelError:
+            raise
+        except Exception as exc:
+            raise model_failure(name, exc, where) from exc
+        flows = check_maps(name, "flow", flows, (stop - start, height, width, 2), where).astype(np.float32, copy=False)
+        if start == 1:  # no motion has been seen at frame 0
+            flows = np.concatenate([np.zeros((1, height, width, 2), np.float32), flows])
+        yield {"flow": flows}
 
 
 def run_motion_model(
@@ -206,6 +279,12 @@ def run_motion_model(
         "model": describe_model(spec),
         "code_hash": code_hash,
     }
+    if spec.deep:  # torch and CUDA versions, the device and the determinism settings the model runs under
+        from psybench.deep import environment_attrs, resolve_device, torch_session
+
+        device = resolve_device(spec.device, model=spec.name)
+        with torch_session(threads=threads, device=device):
+            attrs["environment"] = environment_attrs(device)
     blocks = motion_response_blocks(spec, frames, display, block_frames=block_frames, threads=threads,
                                     population=write_population)
     if show_progress:  # a batch reports per stimulus instead (run_motion_model_batch)
