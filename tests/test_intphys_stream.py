@@ -4,7 +4,6 @@ import sys
 import textwrap
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from psybench.intphys.generate import generate_intphys

@@ -33,6 +33,8 @@ from typing import Any
 
 import numpy as np
 
+from psybench.registry import register
+
 __all__ = ["RepresentationSurprise", "representation_surprise", "window_surprises", "import_factory"]
 
 PREDICTORS = ("last", "linear")
@@ -81,7 +83,7 @@ def window_surprises(z: np.ndarray, *, window: int = 16, stride: int = 2, contex
         win = z[s : s + w]
         last = win[context - 1]
         k = np.arange(1, w - context + 1).reshape((-1,) + (1,) * (z.ndim - 1))
-        pred = last + k * (last - win[context - 2]) if predictor == "linear" else np.broadcast_to(last, win[context:].shape)
+        pred = last + k * (last - win[context - 2]) if predictor == "linear" else last[None]
         out.append(np.abs(pred - win[context:]).mean())
     return np.array(out)
 
@@ -143,14 +145,23 @@ class RepresentationSurprise:
         return max(surprises) if self.reduce == "max" else float(np.mean(surprises))
 
 
-def representation_surprise(*, weights: str | None = None, device: Any = "cpu", encoder: str,
+@register("representation_surprise", track="intphys", kind="stream", factory=True,
+          reference=("Garrido et al. 2025, \"Intuitive physics understanding emerges from self-supervised "
+                     "pretraining on natural videos\", Sec. 2-3: surprise = max over 16-frame windows of the "
+                     "L1 error of predicted representations (here a non-learned predictor)"),
+          bounds={"window": (2, None), "stride": (1, None), "context": (1, None)})
+def representation_surprise(*, weights: str | None = None, device: Any = "cpu", encoder: str | None = None,
                             window: int = 16, stride: int = 2, context: int = 8, predictor: str = "last",
                             reduce: str = "max") -> RepresentationSurprise:
     """Build the surprise model around the user's encoder (``weights``: its state dict, strict keys).
 
     A builder (a factory): called once per job; the model it returns is called per movie.
+    ``encoder`` is required (a default of None, so that the config check,
+    :func:`psybench.intphys.config_checks.check_config`, names the key before any job).
     """
     import torch
+    if not encoder:
+        raise ValueError("model 'representation_surprise': params.encoder is required ('package.module:factory')")
     module = import_factory(encoder)()
     if not isinstance(module, torch.nn.Module):
         raise ValueError(f"encoder {encoder!r} returned {type(module).__name__}, not a torch.nn.Module")
