@@ -4,6 +4,7 @@ import sys
 import textwrap
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from psybench.intphys.generate import generate_intphys
@@ -156,3 +157,57 @@ def test_bad_parameters_are_named():
         RepresentationSurprise(None, "cpu", window=4, context=4)
     with pytest.raises(ValueError, match="predictor"):
         RepresentationSurprise(None, "cpu", predictor="learned")
+
+
+class _MeanModel:
+    """A factory's model: surprise = |mean luminance of the movie - mean of the train movies| (fit streams)."""
+
+    def __init__(self, batches):
+        self.batches, self.mean = batches, 0.0
+
+    def fit(self, movies):
+        frames = [f.scene for m in movies for f in m]
+        self.mean = float(np.mean(np.concatenate(frames)))
+
+    def __call__(self, movie):
+        frames = list(movie)
+        self.batches.append(max(len(f.scene) for f in frames))
+        return abs(float(np.mean(np.concatenate([f.scene for f in frames]))) - self.mean) / 255
+
+
+BUILT = []
+
+
+def build_mean(*, weights, device):
+    BUILT.append(_MeanModel([]))
+    return BUILT[-1]
+
+
+def test_predict_shards_builds_once_fits_on_train_and_writes_exp_minus_surprise(shard, tmp_path):
+    from psybench.intphys.responses import predict_shards
+    BUILT.clear()
+    entry = {"name": "mean", "callable": f"{__name__}:build_mean", "kind": "stream", "factory": True,
+             "batch_size": 6}
+    outs = [tmp_path / "a" / "s.csv", tmp_path / "b" / "s.csv"]
+    for o in outs:
+        o.parent.mkdir()
+    tables = predict_shards(entry, [shard / "s.zarr"] * 2, [shard / "s.csv"] * 2, outs,
+                            train_stores=[shard / "s.zarr"], train_tables=[shard / "s.csv"])
+    assert len(BUILT) == 1 and BUILT[0].batches and max(BUILT[0].batches) == 6
+    scene = np.asarray(observe(shard / "s.zarr", shard / "s.csv").scene)
+    expected = np.exp(-np.abs(scene.reshape(len(scene), -1).mean(1) - scene.mean()) / 255)
+    for t, o in zip(tables, outs):
+        np.testing.assert_allclose(t["p"], expected, rtol=1e-6)
+        assert pd.read_csv(o)["movie"].tolist() == t["movie"].tolist()
+
+
+def test_a_stream_model_that_fails_is_named_with_its_shard(shard, tmp_path):
+    from psybench.intphys.responses import predict_shard
+    from psybench.registry import ModelError
+    with pytest.raises(ModelError, match=r"model 'neg'.*shard s.zarr.*surprise must be"):
+        predict_shard({"name": "neg", "callable": f"{__name__}:negative", "kind": "stream"},
+                      shard / "s.zarr", shard / "s.csv", tmp_path / "s.csv")
+
+
+def negative(movie):
+    return -1.0

@@ -216,7 +216,8 @@ def test_user_encoder_surprise_runs_end_to_end_and_reruns_on_new_weights(harness
     t = pd.read_csv(tmp_path / "results/intphys/scores/encoder_surprise/scores.csv")
     overall = t[(t[["block", "visibility", "motion", "n_objects"]] == "all").all(axis=1)].set_index("metric")
     assert {"L_R", "L_A"} <= set(overall.index) and overall["value"].between(0, 1).all()
-    p = pd.concat(pd.read_csv(f) for f in sorted((tmp_path / "results/intphys/responses/encoder_surprise").glob("*.csv")))
+    responses = sorted((tmp_path / "results/intphys/responses/encoder_surprise").glob("*.csv"))
+    p = pd.concat(pd.read_csv(f) for f in responses)
     assert len(p) == 72 and p["p"].between(0, 1).all() and p["p"].nunique() > 1  # exp(-surprise), per movie
     # a new checkpoint at the same path reruns that model's jobs only
     torch.manual_seed(2)
