@@ -145,6 +145,14 @@ def test_weights_load_strictly_and_change_the_result(shard, encoder_module, tmp_
     b = stream_scores(representation_surprise(encoder=f"{encoder_module}:build", window=8, context=4,
                                               weights=str(tmp_path / "w.pt")), obs)
     assert ((a > 0) & (a <= 1)).all() and not np.allclose(a, b)
+    # on CPU, two jobs write byte-identical tables
+    from psybench.intphys.responses import predict_shard
+    entry = {"name": "rs", "algorithm": "representation_surprise", "weights": str(tmp_path / "w.pt"),
+             "batch_size": 3, "params": {"encoder": f"{encoder_module}:build", "window": 8, "context": 4}}
+    for out in ("1.csv", "2.csv"):
+        predict_shard(entry, shard / "s.zarr", shard / "s.csv", tmp_path / out)
+    assert (tmp_path / "1.csv").read_bytes() == (tmp_path / "2.csv").read_bytes()
+    np.testing.assert_allclose(pd.read_csv(tmp_path / "1.csv")["p"], b, rtol=1e-6)
     torch.save({"0.weight": net.state_dict()["0.weight"]}, tmp_path / "bad.pt")
     with pytest.raises(Exception, match="bad.pt"):
         representation_surprise(encoder=f"{encoder_module}:build", weights=str(tmp_path / "bad.pt"))
