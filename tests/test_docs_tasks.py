@@ -87,6 +87,27 @@ def test_intphys_recipe_runs_through_the_prediction_stage(user_package, tmp_path
     assert out["p"].nunique() > 1  # the depth changes differ between movies
 
 
+def test_intphys_deep_recipe_streams_the_encoder_surprise(tmp_path, monkeypatch):
+    torch = pytest.importorskip("torch")
+    section = _section("### IntPhys: your own deep model")
+    (tmp_path / "mypackage").mkdir()
+    (tmp_path / "mypackage/__init__.py").write_text("")
+    (tmp_path / "mypackage/encoder.py").write_text(textwrap.dedent(_block(section, "python")))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    for mod in [m for m in list(sys.modules) if m == "mypackage" or m.startswith("mypackage.")]:
+        monkeypatch.delitem(sys.modules, mod)
+    from mypackage.encoder import build
+    torch.save(build().state_dict(), "encoder.pt")  # as the page says
+    cfg = yaml.safe_load(_block(section, "yaml"))
+    score_config(None, cfg)  # laid over config/config.yaml, it passes the schema
+    entry = cfg["intphys"]["models"][0]
+    generate_intphys(tmp_path / "tree", "dev", blocks=("O1",), n_frames=20, height=32, width=32)
+    ingest_shard(tmp_path / "tree", "dev", tmp_path / "s.zarr", tmp_path / "s.csv", shard_size=1000)
+    out = predict_shard(entry, tmp_path / "s.zarr", tmp_path / "s.csv", tmp_path / "p.csv")
+    assert len(out) == 72 and out["p"].between(0, 1).all() and out["p"].nunique() > 1
+
+
 def test_real_intphys_tree_config_passes_the_schema():
     cfg = score_config(None, yaml.safe_load(_block(_section("## A real IntPhys tree"), "yaml")))
     assert cfg["intphys"]["generate"] is False and cfg["intphys"]["eval_split"] == "dev"

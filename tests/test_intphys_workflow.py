@@ -185,3 +185,50 @@ def test_test_split_without_status_gives_validated_answers(harness, tmp_path, ca
     broken.write_text("".join((tmp_path / "results/intphys/scores/random/answer.txt").read_text().splitlines(True)[1:]))
     assert main(["validate-answer", str(broken), "--data-root", str(tmp_path / "data")]) == 2
     assert f"line 1 ('O1/{folders[0]}/2" in capsys.readouterr().err
+
+
+# A user's frame encoder for the representation-prediction surprise (random init; the test writes its weights)
+ENCODER_MODULE = """
+import torch
+
+
+def build():
+    return torch.nn.Sequential(torch.nn.Conv2d(3, 8, 5, stride=4), torch.nn.Tanh(), torch.nn.Flatten(2))
+"""
+
+
+def test_user_encoder_surprise_runs_end_to_end_and_reruns_on_new_weights(harness, tmp_path):
+    torch = pytest.importorskip("torch")
+    cfg = _config(
+        generator={"seed": 0, "blocks": ["O1"], "per_condition": 1, "n_train": 0, "height": 32, "width": 32,
+                   "n_frames": 12, "status_variant": "v1", "depth_encoding": "8bit"},
+        shard_size=40, n_boot=0, external_answers={},
+        models=[{"name": "encoder_surprise", "algorithm": "representation_surprise", "weights": "encoder.pt",
+                 "batch_size": 5, "params": {"encoder": "physics_encoder:build", "window": 8, "context": 4}},
+                {"name": "constant", "algorithm": "constant"}],
+    )
+    harness.copy(tmp_path, {"tracks": ["intphys"], "intphys": cfg}, modules={"physics_encoder.py": ENCODER_MODULE})
+    torch.manual_seed(1)
+    net = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 5, stride=4), torch.nn.Tanh(), torch.nn.Flatten(2))
+    torch.save(net.state_dict(), tmp_path / "encoder.pt")
+    r = harness.run(tmp_path, "--cores", "2", "all", check=False, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    t = pd.read_csv(tmp_path / "results/intphys/scores/encoder_surprise/scores.csv")
+    overall = t[(t[["block", "visibility", "motion", "n_objects"]] == "all").all(axis=1)].set_index("metric")
+    assert {"L_R", "L_A"} <= set(overall.index) and overall["value"].between(0, 1).all()
+    responses = sorted((tmp_path / "results/intphys/responses/encoder_surprise").glob("*.csv"))
+    p = pd.concat(pd.read_csv(f) for f in responses)
+    assert len(p) == 72 and p["p"].between(0, 1).all() and p["p"].nunique() > 1  # exp(-surprise), per movie
+    # a new checkpoint at the same path reruns that model's jobs only
+    torch.manual_seed(2)
+    net = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 5, stride=4), torch.nn.Tanh(), torch.nn.Flatten(2))
+    torch.save(net.state_dict(), tmp_path / "encoder.pt")
+    r = harness.run(tmp_path, "--cores", "2", "all", "-n", "--quiet", "rules", check=False, timeout=600)
+    out = r.stdout + r.stderr
+    counts = {m.group(1): int(m.group(2)) for m in re.finditer(r"^(intphys_\w+)\s+(\d+)$", out, re.M)}
+    assert counts.get("intphys_responses") == 1 and counts.get("intphys_scores") == 1, out[-3000:]
+    # a missing encoder module is named before any job
+    cfg["models"][0]["params"]["encoder"] = "no_such_module:build"
+    harness.write_config(tmp_path, {"tracks": ["intphys"], "intphys": cfg})
+    r = harness.run(tmp_path, "--cores", "2", "all", "-n", check=False, timeout=600)
+    assert r.returncode != 0 and "intphys.models[0].params.encoder" in r.stdout + r.stderr

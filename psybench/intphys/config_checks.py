@@ -27,3 +27,23 @@ def check_config(config: Mapping[str, Any], models: Mapping[str, Any]) -> None:
         project_file("intphys.conditions", section["conditions"])
     for name, path in (section.get("external_answers") or {}).items():
         project_file(f"intphys.external_answers.{name}", path)
+    _check_encoders(section, models.get("intphys") or {})
+
+
+def _check_encoders(section: Mapping[str, Any], specs: Mapping[str, Any]) -> None:
+    """A ``representation_surprise`` model names an encoder factory that imports."""
+    from psybench.intphys.models.surprise import import_factory
+
+    for i, entry in enumerate(section.get("models") or []):
+        spec = specs.get(entry.get("name")) if isinstance(entry, Mapping) else None
+        if spec is None or spec.algorithm.name != "representation_surprise":
+            continue
+        key = f"intphys.models[{i}].params.encoder"
+        encoder = spec.params.get("encoder")
+        if not encoder:
+            raise config_error(key, "required: 'package.module:factory', a function returning the torch.nn.Module "
+                               "that maps frames (b, 3, H, W) to features")
+        try:
+            import_factory(encoder, model=spec.name)
+        except ValueError as exc:
+            raise config_error(key, str(exc)) from None

@@ -17,6 +17,10 @@ flow
     ``flow``: surprise of an optical-flow extrapolation of the next frame.
 nextframe
     ``nextframe``: a streamed per-pixel next-frame regression and its surprise.
+stream
+    The streamed interface (kind ``"stream"``): one movie at a time, in batches of frames.
+surprise
+    ``representation_surprise``: windowed representation-prediction error of a user's encoder.
 tracking
     ``tracking``: object permanence, shape constancy and continuity of tracked masks.
 """
@@ -25,6 +29,8 @@ from psybench.intphys.models.controls import constant, random_control
 from psybench.intphys.models.flow import flow_surprise
 from psybench.intphys.models.nextframe import nextframe_surprise, train_nextframe, train_nextframe_stores
 from psybench.intphys.models.observation import Movies, Observation, observe
+from psybench.intphys.models.stream import MovieStream, movie_streams
+from psybench.intphys.models.surprise import representation_surprise
 from psybench.intphys.models.tracking import tracking_permanence
 
 __all__ = [
@@ -38,4 +44,7 @@ __all__ = [
     "nextframe_surprise",
     "tracking_permanence",
     "train_nextframe_stores",
+    "MovieStream",
+    "movie_streams",
+    "representation_surprise",
 ]
