@@ -118,7 +118,7 @@ def test_damaged_motion_scores_table_is_rebuilt_with_its_consumers(harness, moti
     out = harness.output(proc)
     assert "moved damaged table results/motion/scores/hs.csv" in out, out[-3000:]
     assert downstream <= set(harness.job_counts(proc)), out[-3000:]
-    assert (work / "results/.damaged/scores/motion/hs.csv").is_file()
+    assert (work / "results/.damaged/motion/scores/hs.csv").is_file()
     _assert_like_clean(harness, motion_all, work)
 
 

@@ -126,10 +126,10 @@ def test_user_model_runs_and_gets_no_labels(harness, tmp_path):
     assert seen["labels"] == {}
     assert seen["fields"] == ["depth", "depth_units", "masks", "masks_grayscale", "movies", "scene"]
     assert seen["shape"] == [72, 8, 32, 32, 3]
-    t = pd.read_csv(tmp_path / "results/intphys/mine/scores.csv")
+    t = pd.read_csv(tmp_path / "results/intphys/scores/mine/scores.csv")
     overall = t[(t.block == "all") & (t.visibility == "all") & (t.motion == "all") & (t.n_objects == "all")]
     assert dict(zip(overall.metric, overall.value)) == {"L_R": 0.5, "L_R_strict": 0.0, "L_A": 0.5}
-    answer = (tmp_path / "results/intphys/mine/answer.txt").read_text().splitlines()
+    answer = (tmp_path / "results/intphys/scores/mine/answer.txt").read_text().splitlines()
     # the official scorer's ids, spelled from status.json's conditions (the folders are digits only)
     assert len(answer) == 72 and re.fullmatch(r"O1/0001_O1_test_(visible|occluded)_\w+_nobj\d/1 0\.25", answer[0])
 

@@ -18,7 +18,7 @@ from psybench.motion.models.motion_energy import (
 from psybench.registry import get_algorithm, resolve_model
 
 DISPLAY = Display(width_px=48, height_px=48)
-VEL = simoncelli_heeger.velocities()  # the default population (px/frame)
+VEL = simoncelli_heeger.velocities(display=DISPLAY)  # the default population (px/frame)
 
 
 def grating(n_t, size, period, speed, direction, contrast=1.0, bg=0.5):
@@ -44,7 +44,7 @@ def test_registered_as_motion_stream_with_velocities():
     algo = get_algorithm("simoncelli_heeger")
     assert (algo.track, algo.kind) == ("motion", "stream")
     spec = resolve_model({"name": "me", "algorithm": "simoncelli_heeger", "params": {"speeds_deg_s": [12.5, 25.0]}})
-    vel = algo.function.velocities(**spec.params)
+    vel = algo.function.velocities(**spec.params, display=DISPLAY)
     assert vel.shape == (1 + 2 * 12, 2)
     np.testing.assert_allclose(vel[0], 0.0)
     np.testing.assert_allclose(np.hypot(*vel[1:].T), np.repeat([1.0, 2.0], 12))

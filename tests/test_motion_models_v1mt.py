@@ -51,7 +51,7 @@ def test_registered_as_motion_stream_with_velocities():
     algo = get_algorithm("tlapale_v1mt")
     assert (algo.track, algo.kind) == ("motion", "stream")
     spec = resolve_model({"name": "v1mt", "algorithm": "tlapale_v1mt", "params": {"n_velocity_directions": 6}})
-    vel = algo.function.velocities(**spec.params)
+    vel = algo.function.velocities(**spec.params, display=DISPLAY)
     assert vel.shape == (1 + len(spec.params["speeds_deg_s"]) * 6, 2)
     np.testing.assert_allclose(vel.sum(axis=0), 0.0, atol=1e-12)  # symmetric grid: r0 adds no bias
 
@@ -72,7 +72,7 @@ def test_streaming_is_chunk_invariant_and_causal():
     changed[9:] = DISPLAY.background
     c = run(changed, chunk=4)
     np.testing.assert_array_equal(c["flow"][:9], b["flow"][:9])
-    n_vel = len(tlapale_v1mt.velocities())
+    n_vel = len(tlapale_v1mt.velocities(display=DISPLAY))
     assert a["p"].shape == (15, 128, 128, n_vel) and a["p"].dtype == np.float32
 
 

@@ -101,9 +101,10 @@ def test_motion_page_section_lists_failing_cells_with_links(tmp_path):
     results = tmp_path / "results"
     long_df = synthetic_long()
     _touch_sources(results, long_df)
+    (results / "motion" / "figures").mkdir(parents=True, exist_ok=True)
     for m in MODELS:
         for kind in ("direction_error", "flow"):
-            (results / "figures" / "motion" / f"{m}_{kind}.png").write_bytes(b"\x89PNG placeholder")
+            (results / "motion" / "figures" / f"{m}_{kind}.png").write_bytes(b"\x89PNG placeholder")
     t1, gen = results / "aggregate" / "motion_table1.csv", results / "aggregate" / "motion_generalisation.csv"
     t1.parent.mkdir(parents=True, exist_ok=True)
     write_table(_table1(), t1)
