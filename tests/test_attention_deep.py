@@ -1,0 +1,183 @@
+"""Deep attention models: CNN feature family and untuned map-output models.
+
+Known answers: torchvision's own feature extractor on the same frames and weights
+(bit for bit on CPU), OpenCV's INTER_AREA and a block mean for the area pooling,
+the MIT metrics computed directly on the same maps.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+torchvision = pytest.importorskip("torchvision")
+
+from psybench.attention.deep_models import (  # noqa: E402
+    IMAGENET_MEAN,
+    IMAGENET_STD,
+    CNNFeatures,
+    area_resize,
+    area_weights,
+    centre_bias,
+    maps_to_grid,
+    untuned_map_scores,
+)
+from psybench.attention.evaluate import rank_percentiles  # noqa: E402
+from psybench.attention.metrics import centre_baseline, score_frames  # noqa: E402
+
+
+def _frames(n=3, h=48, w=64, seed=0):
+    return np.random.default_rng(seed).integers(0, 256, size=(n, h, w, 3), dtype=np.uint8)
+
+
+def _reference_features(net, frames, layers, size=None):
+    """torchvision's documented pipeline, written out independently of psybench."""
+    from torchvision.models.feature_extraction import create_feature_extractor
+    from torchvision.transforms import v2
+
+    steps = [v2.ToDtype(torch.float32, scale=True)]
+    if size is not None:
+        steps.append(v2.Resize(size, antialias=True))
+    steps.append(v2.Normalize(IMAGENET_MEAN, IMAGENET_STD))
+    x = v2.Compose(steps)(torch.from_numpy(frames).permute(0, 3, 1, 2).contiguous())
+    ext = create_feature_extractor(net.eval(), return_nodes=layers)
+    with torch.inference_mode():
+        out = ext(x)
+    return {k: v.numpy() for k, v in out.items()}
+
+
+@pytest.mark.parametrize(("arch", "layers", "resolution"), [
+    ("resnet18", ["layer1", "layer2"], "native"),
+    ("vgg11", ["features.5"], [40, 32]),
+])
+def test_cnn_features_equal_torchvision_extractor(arch, layers, resolution):
+    torch.set_num_threads(1)
+    model = CNNFeatures(arch=arch, layers=layers, resolution=resolution, seed=3)
+    net = getattr(torchvision.models, arch)(weights=None)
+    net.load_state_dict(model.extractor.state_dict(), strict=False)
+    for k, v in model.extractor.state_dict().items():  # the extractor keeps the net's parameter names
+        assert torch.equal(net.state_dict()[k], v)
+    frames = _frames()
+    size = None if resolution == "native" else [resolution[1], resolution[0]]
+    ref = _reference_features(net, frames, layers, size)
+    got = model.features(frames)
+    assert list(got) == layers
+    for name in layers:
+        np.testing.assert_array_equal(got[name], ref[name])  # bit for bit on CPU
+
+
+def test_cnn_maps_are_layers_area_pooled_to_the_finest():
+    torch.set_num_threads(1)
+    model = CNNFeatures(arch="resnet18", layers=["layer2", "layer3"], seed=1)
+    frames = _frames(n=2, h=64, w=96)
+    feats = model.features(frames)
+    maps = model(frames)
+    c2, c3 = feats["layer2"].shape[1], feats["layer3"].shape[1]
+    assert maps.shape == (2, 8, 12, c2 + c3) and maps.dtype == np.float32
+    assert model.channels[0] == "layer2:0" and model.channels[-1] == f"layer3:{c3 - 1}"
+    np.testing.assert_array_equal(maps[..., :c2], feats["layer2"].transpose(0, 2, 3, 1))
+    # layer3 (4 x 6) enlarged by 2: each cell repeated over a 2 x 2 block
+    up = feats["layer3"].transpose(0, 2, 3, 1).repeat(2, axis=1).repeat(2, axis=2)
+    np.testing.assert_allclose(maps[..., c2:], up, rtol=1e-6, atol=1e-6)
+
+
+def test_cnn_batch_of_n_equals_n_single_calls():
+    torch.set_num_threads(1)
+    model = CNNFeatures(arch="resnet18", layers=["layer2"], resolution=[64, 48], seed=2)
+    frames = _frames(n=4)
+    batch = model(frames)
+    singles = np.concatenate([model(frames[i : i + 1]) for i in range(4)])
+    # not bit for bit: CPU convolutions sum in a batch-size-dependent order (float32 rounding, ~1e-6 here)
+    np.testing.assert_allclose(batch, singles, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize(("src", "dst"), [((30, 40), (15, 20)), ((28, 28), (10, 12)), ((37, 53), (30, 40))])
+def test_area_resize_equals_opencv_inter_area(src, dst):
+    cv2 = pytest.importorskip("cv2")
+    a = np.random.default_rng(5).random((2, *src, 3)).astype(np.float32)
+    got = area_resize(a, dst)
+    for b in range(2):
+        ref = cv2.resize(a[b], (dst[1], dst[0]), interpolation=cv2.INTER_AREA)
+        np.testing.assert_allclose(got[b], ref, rtol=1e-5, atol=1e-6)
+
+
+def test_area_resize_is_a_block_mean_at_an_integer_factor():
+    a = np.random.default_rng(6).random((1, 6, 9)).astype(np.float32)
+    block = a.reshape(1, 2, 3, 3, 3).mean(axis=(2, 4))
+    np.testing.assert_allclose(area_resize(a, (2, 3)), block, rtol=1e-6)
+    assert np.allclose(area_weights(5, 3).sum(1), 1.0)
+
+
+def test_cnn_features_bad_entries_name_the_key():
+    from psybench.registry import ModelError
+
+    with pytest.raises(ModelError, match="arch 'alexnet'"):
+        CNNFeatures(arch="alexnet")
+    with pytest.raises(ModelError, match="layer9"):
+        CNNFeatures(arch="resnet18", layers=["layer9"])
+    with pytest.raises(ModelError, match="resolution"):
+        CNNFeatures(arch="resnet18", resolution=[224])
+
+
+def _gaze_counts(T=12, H=30, W=40, N=4, seed=0):
+    rng = np.random.default_rng(seed)
+    oc = np.zeros((N, T, H, W))
+    for o in range(N):
+        for t in range(T):
+            if rng.random() < 0.9:
+                oc[o, t, rng.integers(8, 22), rng.integers(10, 30)] += 1
+    return oc
+
+
+class _DeepMap:
+    """A user's deep map model: a small conv net's log-density, batched."""
+
+    def __init__(self):
+        torch.manual_seed(0)
+        self.net = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 5, padding=2), torch.nn.ReLU(),
+                                       torch.nn.Conv2d(4, 1, 3, padding=1))
+
+    def __call__(self, frames):
+        x = torch.from_numpy(frames).permute(0, 3, 1, 2).float() / 255
+        with torch.inference_mode():
+            y = self.net(x)[:, 0]
+        return torch.log_softmax(y.flatten(1), 1).reshape(y.shape).numpy()
+
+
+def test_map_model_scores_equal_the_metrics_on_its_maps():
+    T, H, W = 12, 30, 40
+    frames = _frames(n=T, h=60, w=80, seed=4)
+    model = _DeepMap()
+    raw = model(frames)
+    grid = maps_to_grid(raw, (H, W), output="log_density")
+    # independently: the density pooled over 2 x 2 blocks is each cell's mass
+    dens = np.exp(raw.astype(np.float64))
+    dens /= dens.sum((1, 2), keepdims=True)
+    mass = dens.reshape(T, H, 2, W, 2).sum((2, 4))
+    np.testing.assert_allclose(grid, mass, rtol=1e-5, atol=1e-9)
+    oc = _gaze_counts(T, H, W)
+    got = untuned_map_scores(grid, oc)
+    direct = score_frames(mass, oc.sum(0))
+    for k, v in direct.items():
+        assert got[k] == pytest.approx(v, rel=1e-4, abs=1e-6), k
+    meds = []
+    for o in range(len(oc)):
+        ok = oc[o].sum((1, 2)) > 0
+        cells = np.array([np.flatnonzero(oc[o, t])[0] for t in np.flatnonzero(ok)])
+        meds.append(np.median(rank_percentiles(mass[ok].reshape(ok.sum(), -1), cells)) * 100)
+    assert got["rank_percentile"] == pytest.approx(np.mean(meds), rel=1e-9)
+
+
+def test_centre_bias_is_the_log_centre_prior_and_ranks_central_gaze_high():
+    frames = _frames(n=2, h=30, w=40)
+    lp = centre_bias(frames)
+    assert lp.shape == (2, 30, 40)
+    np.testing.assert_allclose(np.exp(lp[1]), centre_baseline((30, 40)), rtol=1e-5)
+    oc = np.zeros((2, 2, 30, 40))
+    oc[:, :, 15, 20] = 1  # everyone at the centre: the maximum, tied with the 3 other central cells (mid-rank)
+    s = untuned_map_scores(maps_to_grid(lp, (30, 40), output="log_density"), oc)
+    assert s["rank_percentile"] == pytest.approx((1196 + 1.5) / (1200 - 1) * 100)
+    oc[:, :, 0, 0], oc[:, :, 15, 20] = 1, 0  # everyone in a corner: the minimum (tied with 3 corners)
+    s = untuned_map_scores(maps_to_grid(lp, (30, 40), output="log_density"), oc)
+    assert s["rank_percentile"] == pytest.approx(1.5 / (1200 - 1) * 100)
