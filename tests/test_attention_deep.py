@@ -181,3 +181,83 @@ def test_centre_bias_is_the_log_centre_prior_and_ranks_central_gaze_high():
     oc[:, :, 0, 0], oc[:, :, 15, 20] = 1, 0  # everyone in a corner: the minimum (tied with 3 corners)
     s = untuned_map_scores(maps_to_grid(lp, (30, 40), output="log_density"), oc)
     assert s["rank_percentile"] == pytest.approx(1.5 / (1200 - 1) * 100)
+
+
+def _write_avi(path, n=10, size=(160, 120), fps=10.0):
+    import cv2
+
+    w, h = size
+    vw = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), fps, (w, h))
+    assert vw.isOpened()
+    rng = np.random.default_rng(7)
+    for i in range(n):
+        img = np.zeros((h, w, 3), np.uint8)
+        img[:, : w // 2, 2] = 200  # red left half (BGR)
+        img[h // 3 :, w // 2 :, 1] = 40 * (i % 5)  # a green block that changes
+        img[rng.integers(0, h), :] = 255
+        vw.write(img)
+    vw.release()
+
+
+def test_rgb_feature_store_from_the_movie_file_equals_the_cnn_pooled(tmp_path):
+    import cv2
+
+    from psybench.attention.deep_models import write_rgb_feature_store
+    from psybench.attention.responses import write_feature_store
+    from psybench.attention.stimuli import ingest_movie
+    from psybench.io.store import open_store
+
+    torch.set_num_threads(1)
+    movie = tmp_path / "clip.avi"
+    _write_avi(movie)
+    stim = ingest_movie(movie, tmp_path / "clip.zarr", grid=(40, 30))
+    model = CNNFeatures(arch="resnet18", layers=["layer2", "layer3"], resolution=[128, 96], seed=0)
+    out = write_rgb_feature_store(stim, tmp_path / "cnn.zarr", model=model, movie_file=movie, batch_size=4,
+                                  description={"model": "cnn", "params": {"arch": "resnet18"}})
+    store = open_store(out)
+    got = np.asarray(store["maps"])
+    # independently: every frame decoded by OpenCV, in RGB, through the network, then INTER_AREA to the grid
+    cap = cv2.VideoCapture(str(movie))
+    frames = []
+    while (r := cap.read())[0]:
+        frames.append(cv2.cvtColor(r[1], cv2.COLOR_BGR2RGB))
+    cap.release()
+    maps = model(np.stack(frames))  # (10, 12, 16, K)
+    ref = np.stack([np.stack([cv2.resize(m[..., k], (40, 30), interpolation=cv2.INTER_AREA)
+                              for k in range(m.shape[-1])], -1) for m in maps])
+    assert got.shape == ref.shape == (10, 30, 40, 128 + 256)
+    np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4)
+    assert store.attrs["features"]["input"] == [160, 120]
+    assert store.attrs["features"]["channels"][:1] == ["layer2:0"]
+    raw = open_store(write_feature_store(stim, tmp_path / "raw.zarr", model="raw"))
+    assert set(raw.attrs) <= set(store.attrs) and store.dims["maps"] == raw.dims["maps"]
+
+
+def test_rgb_batches_of_a_rendered_scene_are_its_grey_grid(tmp_path):
+    from psybench.attention.deep_models import rgb_batches
+    from psybench.attention.stimuli import write_popout_store
+    from psybench.io.store import open_store
+
+    stim = write_popout_store(tmp_path / "popout.zarr", n_frames=7, seed=1)
+    batches = list(rgb_batches(stim, batch_size=3))
+    assert [len(b) for b in batches] == [3, 3, 1]
+    rgb = np.concatenate(batches)
+    grey = np.asarray(open_store(stim)["frames"])
+    assert rgb.dtype == np.uint8 and rgb.shape == (*grey.shape, 3)
+    np.testing.assert_array_equal(rgb[..., 1], np.rint(grey * 255).astype(np.uint8))
+    assert (rgb[..., 0] == rgb[..., 2]).all()
+
+
+def test_rgb_batches_check_the_movie_file(tmp_path):
+    from psybench.attention.deep_models import rgb_batches
+    from psybench.attention.stimuli import MovieReadError, ingest_movie
+
+    movie = tmp_path / "clip.avi"
+    _write_avi(movie)
+    stim = ingest_movie(movie, tmp_path / "clip.zarr", grid=(40, 30))
+    with pytest.raises(MovieReadError, match="needs the movie file"):
+        next(rgb_batches(stim))
+    other = tmp_path / "other.avi"
+    _write_avi(other)
+    with pytest.raises(MovieReadError, match="'clip.avi'"):
+        next(rgb_batches(stim, movie_file=other))

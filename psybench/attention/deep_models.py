@@ -33,7 +33,9 @@ constant, no interpolation).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -50,6 +52,8 @@ __all__ = [
     "centre_bias",
     "maps_to_grid",
     "untuned_map_scores",
+    "rgb_batches",
+    "write_rgb_feature_store",
 ]
 
 #: The torchvision classification networks a CNN feature family may use.
@@ -272,3 +276,127 @@ def untuned_map_scores(maps: np.ndarray, observer_counts: np.ndarray, *, ties: s
             meds.append(float(np.median(R)) * 100)
     scores["rank_percentile"] = float(np.mean(meds)) if meds else float("nan")
     return scores
+
+
+def rgb_batches(stimulus: str | os.PathLike, *, movie_file: str | os.PathLike | None = None,
+                batch_size: int = 8) -> Iterator[np.ndarray]:
+    """The RGB frames of a stimulus store's movie, uint8 batches (b, H, W, 3), b <= ``batch_size``.
+
+    A store ingested from a movie file (``stimulus.kind == "movie"``) is decoded
+    again from ``movie_file`` with OpenCV at its own resolution (BGR to RGB), as
+    many frames as the store holds; the file must be the store's (its name and frame
+    size are checked). Any other store (a rendered scene, an in-memory movie) holds
+    only its grey grid frames: they are given as RGB (the luminance x 255, rounded,
+    in all three channels) on the grid.
+    """
+    from psybench.attention.stimuli import MovieReadError, read_stimulus
+
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1, got {batch_size!r}")
+    stim = read_stimulus(stimulus)
+    T = int(stim["frames"].shape[0])
+    kind = (stim.attrs.get("stimulus") or {}).get("kind")
+    if kind != "movie":
+        for a in range(0, T, batch_size):
+            grey = np.asarray(stim["frames"][a : a + batch_size], np.float32)
+            yield np.repeat(np.rint(grey * 255).astype(np.uint8)[..., None], 3, axis=-1)
+        return
+    import cv2
+
+    if movie_file is None:
+        raise MovieReadError(f"stimulus {Path(stimulus).name}: an RGB model needs the movie file it was ingested from")
+    movie_file = Path(movie_file)
+    expected = stim.attrs["stimulus"].get("file")
+    if movie_file.name != expected:
+        raise MovieReadError(f"stimulus {Path(stimulus).name} was ingested from {expected!r}, not {movie_file}")
+    cap = cv2.VideoCapture(str(movie_file))
+    try:
+        if not cap.isOpened():
+            raise MovieReadError(f"OpenCV cannot open movie file {movie_file}")
+        n, buf = 0, []
+        while n < T:
+            ok, frame = cap.read()
+            if not ok:
+                raise MovieReadError(f"movie file {movie_file} ends after {n} frames; its store holds {T}")
+            if [frame.shape[1], frame.shape[0]] != list(stim.attrs["source_size"]):
+                raise MovieReadError(f"movie file {movie_file}: frames {frame.shape[1]}x{frame.shape[0]}, its store "
+                                     f"says {stim.attrs['source_size']}")
+            buf.append(cv2.cvtColor(frame, cv2.COLOR_BGR2RGB))
+            n += 1
+            if len(buf) == batch_size:
+                yield np.stack(buf)
+                buf = []
+        if buf:
+            yield np.stack(buf)
+    finally:
+        cap.release()
+
+
+def write_rgb_feature_store(
+    stimulus: str | os.PathLike,
+    out: str | os.PathLike,
+    *,
+    model: Callable[[np.ndarray], np.ndarray],
+    description: dict[str, Any],
+    movie_file: str | os.PathLike | None = None,
+    batch_size: int = 8,
+    lags_ms: Sequence[float] | None = None,
+    code_hash: str | None = None,
+) -> Path:
+    """Base maps of a ``features`` model on a movie's RGB frames, area-pooled to the grid, as a feature store.
+
+    The store is the one :func:`psybench.attention.responses.write_feature_store`
+    writes (``maps``, dims t, y, x, channel; the stimulus' attributes, ``features``,
+    ``lags_ms``, ``code_hash``), so the Fisher tuning reads it like any family's; its
+    ``features`` attribute also says ``input`` (the RGB frame size the model saw).
+    The maps stream: one batch of ``batch_size`` frames in memory at a time.
+
+    Parameters
+    ----------
+    model : callable
+        ``model(frames (b, H, W, 3) uint8) -> maps (b, h, w, K)``, e.g. a built
+        :class:`CNNFeatures`; an optional attribute ``channels`` names the K channels.
+    description : dict
+        ``{"model": name, "params": {...}}`` of the model (joined by its weights
+        digest where it has one), recorded as the store's ``features``.
+    """
+    from psybench.attention.defaults import LAGS_MS
+    from psybench.attention.grid_coords import grid_coords
+    from psybench.attention.stimuli import read_stimulus
+    from psybench.io.store import StreamSpec, write_store_stream
+
+    stim = read_stimulus(stimulus)
+    T = int(stim["frames"].shape[0])
+    gw, gh = (int(g) for g in stim.attrs["grid"])
+    name = description.get("model", "model")
+    batches = rgb_batches(stimulus, movie_file=movie_file, batch_size=batch_size)
+    seen: dict[str, Any] = {}
+
+    def pooled(batch: np.ndarray) -> np.ndarray:
+        maps = np.asarray(model(batch))
+        if maps.ndim != 4 or maps.shape[0] != len(batch):
+            raise ValueError(f"model {name!r}: maps of a batch of {len(batch)} frames must be (b, h, w, K), "
+                             f"got {maps.shape}")
+        seen.setdefault("input", [int(batch.shape[2]), int(batch.shape[1])])
+        return area_resize(maps, (gh, gw))
+
+    first = pooled(next(batches))
+    K = first.shape[-1]
+    names = list(getattr(model, "channels", None) or [f"c{i}" for i in range(K)])
+    if len(names) != K:
+        names = [f"c{i}" for i in range(K)]
+    attrs = {k: stim.attrs.get(k) for k in ("frames_per_s", "grid", "source_size", "px_per_deg", "stimulus")}
+    attrs.update({
+        "features": {**description, "channels": names, "input": seen["input"]},
+        "lags_ms": [float(x) for x in (LAGS_MS if lags_ms is None else lags_ms)],
+        "code_hash": code_hash,
+    })
+
+    def blocks():
+        yield {"maps": first}
+        for b in batches:
+            yield {"maps": pooled(b)}
+
+    spec = StreamSpec(shape=(T, gh, gw, K), dtype=np.float32, dims=("t", "y", "x", "channel"),
+                      attrs={"channels": names})
+    return write_store_stream(out, {"maps": spec}, blocks(), attrs, coords=grid_coords(attrs, T))
