@@ -261,3 +261,47 @@ def test_rgb_batches_check_the_movie_file(tmp_path):
     _write_avi(other)
     with pytest.raises(MovieReadError, match="'clip.avi'"):
         next(rgb_batches(stim, movie_file=other))
+
+
+def test_docs_deep_map_recipe_runs_as_written(tmp_path, monkeypatch):
+    """docs/real_tasks.md, "Attention: your own deep model": the module and the Python block, as written."""
+    import re
+    import sys
+    from pathlib import Path
+
+    import yaml
+
+    from psybench.attention.stimuli import write_popout_store
+
+    page = (Path(__file__).resolve().parent.parent / "docs/real_tasks.md").read_text()
+    start = page.index("### Attention: your own deep model")
+    section = page[start : page.find("\n##", start + 10)]
+    module, script = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    entries = yaml.safe_load(re.findall(r"```yaml\n(.*?)```", section, flags=re.S)[0])["attention"]["models"]
+    assert {e.get("algorithm") for e in entries} >= {"cnn", "centre_bias"}
+    pkg = tmp_path / "mypackage"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "deepsal.py").write_text(module)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for mod in [m for m in list(sys.modules) if m == "mypackage" or m.startswith("mypackage.")]:
+        monkeypatch.delitem(sys.modules, mod)
+    torch.manual_seed(0)
+    stimulus = write_popout_store(tmp_path / "A.zarr", n_frames=6, n_distractors=4)
+    counts = _gaze_counts(T=6)
+    scope = {"stimulus": stimulus, "movie": None, "counts": counts}
+    exec(compile(script, "real_tasks.md", "exec"), scope)
+    scores = scope["scores"]
+    assert 0 <= scores["rank_percentile"] <= 100 and np.isfinite(scores["NSS"])
+    # the weights path: a state dict written here loads with strict keys and gives the same maps
+    from mypackage.deepsal import build
+
+    torch.manual_seed(1)
+    first = build()
+    net_file = tmp_path / "deepsal.pt"
+    frames = _frames(n=2, h=30, w=40)
+    torch.manual_seed(1)
+    net = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 5, padding=2), torch.nn.ReLU(), torch.nn.Conv2d(8, 1, 3, padding=1))
+    torch.save(net.state_dict(), net_file)
+    with torch.inference_mode():
+        np.testing.assert_array_equal(build(weights=str(net_file))(frames), first(frames))

@@ -197,13 +197,14 @@ def build_cnn_features(*, weights: str | None = None, device: Any = "cpu", arch:
     return CNNFeatures(arch=arch, layers=layers, resolution=resolution, weights=weights, device=device, seed=seed)
 
 
-def centre_bias(frames: np.ndarray, *, sigma_frac: float = 0.25) -> np.ndarray:
+def centre_bias(frames: np.ndarray, *, sigma_frac: float = 0.25, output: str = "log_density") -> np.ndarray:
     """Centre-bias log-density, the same map for every frame, shape (B, H, W) float32.
 
     An isotropic Gaussian centred on the frame, SD ``sigma_frac`` x its larger side
     (:func:`psybench.attention.metrics.centre_baseline`, normalised to sum 1), as a
     log-density: the centre prior that saliency benchmarks report as a baseline
-    (Judd et al. 2009, sec. 4). Use with ``output: log_density``.
+    (Judd et al. 2009, sec. 4). ``output`` says how psybench reads the maps
+    (:func:`maps_to_grid`); this model gives a log-density only.
     """
     from psybench.attention.metrics import centre_baseline
 
@@ -212,6 +213,8 @@ def centre_bias(frames: np.ndarray, *, sigma_frac: float = 0.25) -> np.ndarray:
         raise ValueError(f"centre_bias: frames must be (B, H, W, 3), got {f.shape}")
     if not sigma_frac > 0:
         raise ValueError(f"centre_bias: sigma_frac must be > 0, got {sigma_frac!r}")
+    if output != "log_density":
+        raise ValueError(f"centre_bias: output must be 'log_density' (its maps are log-densities), got {output!r}")
     log_p = np.log(centre_baseline(f.shape[1:3], sigma_frac=sigma_frac)).astype(np.float32)
     return np.broadcast_to(log_p, (f.shape[0], *log_p.shape)).copy()
 
