@@ -10,6 +10,7 @@ caller of the library may hold (a spec, its description, a config entry).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -28,9 +29,16 @@ def describe_model(spec: ModelSpec) -> dict[str, Any]:
     description as a rule's param (Snakemake compares it to rerun a job whose model
     changed, and its bytes are part of a cached job's key); the job rebuilds the model
     with :func:`model_from_description`. The kind names the track
-    (:data:`TRACK_KINDS`). The response stores record it as their ``model`` attribute.
+    (:data:`TRACK_KINDS`; ``track`` is added for a kind two tracks share). The response
+    stores record it as their ``model`` attribute.
+
+    A deep model (:mod:`psybench.deep`) adds ``factory: true`` (a builder), its
+    ``weights`` path and the file's ``weights_digest`` (a checkpoint rewritten at the
+    same path changes the description, so exactly that model's jobs rerun), its
+    ``device``, and the ``batch_size`` of any batched model; other models' descriptions
+    have none of these keys.
     """
-    return {
+    out: dict[str, Any] = {
         "name": spec.name,
         "algorithm": spec.algorithm.name,
         "source": spec.algorithm.source,
@@ -38,12 +46,31 @@ def describe_model(spec: ModelSpec) -> dict[str, Any]:
         "params": dict(spec.params),
         "params_hash": spec.params_hash,
     }
+    if _track_of_kind(spec.kind) != spec.track:  # a kind two tracks share (stream): name the track
+        out["track"] = spec.track
+    if spec.algorithm.factory:
+        out["factory"] = True
+    if spec.weights is not None:
+        from psybench.deep import weights_digest
+
+        out["weights"] = spec.weights
+        out["weights_digest"] = weights_digest(spec.weights)
+    if spec.algorithm.factory:
+        out["device"] = spec.device
+    if spec.deep:
+        out["batch_size"] = spec.batch_size
+    return out
 
 
-def _track_of_kind(kind: Any) -> str:
-    for track, kinds in TRACK_KINDS.items():
+def _track_of_kind(kind: Any, track: Any = None) -> str:
+    """The track of a described kind: ``track`` if the description names one, else the first track having it."""
+    if track is not None:
+        if track not in TRACK_KINDS or kind not in TRACK_KINDS[track]:
+            raise ModelError(f"model description: kind {kind!r} is not a kind of track {track!r}")
+        return track
+    for name, kinds in TRACK_KINDS.items():
         if kind in kinds:
-            return track
+            return name
     raise ModelError(f"model description: kind {kind!r} is none of {list(KINDS)}")
 
 
@@ -68,11 +95,24 @@ def model_from_description(description: Mapping[str, Any]) -> ModelSpec:
     entry["callable" if user else "algorithm"] = description["algorithm"]
     if user:
         entry["kind"] = description["kind"]
-    spec = resolve_model(entry, track=_track_of_kind(description["kind"]))
+        if description.get("factory"):
+            entry["factory"] = True
+    for key in ("weights", "device", "batch_size", "resources"):
+        if description.get(key) is not None:
+            entry[key] = description[key]
+    spec = resolve_model(entry, track=_track_of_kind(description["kind"], description.get("track")))
     recorded = description.get("params_hash")
     if recorded is not None and recorded != spec.params_hash:
         raise ModelError(f"model {spec.name!r}: its parameters hash to {spec.params_hash}, not {recorded} as "
                          "described (the algorithm's defaults changed since the workflow was planned)")
+    digest = description.get("weights_digest")
+    if digest is not None and spec.weights is not None:
+        from psybench.deep import weights_digest
+
+        now = weights_digest(spec.weights)
+        if now != digest:
+            raise ModelError(f"model {spec.name!r}: weights file {os.fspath(spec.weights)!r} changed since the "
+                             f"workflow was planned (digest {now}, planned {digest}); run the workflow again")
     return spec
 
 

@@ -16,7 +16,15 @@ import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["DATA_ARGUMENTS", "RUNNER_KEYWORDS", "model_parameters", "data_argument_problem", "parameter_problem"]
+__all__ = [
+    "DATA_ARGUMENTS",
+    "RUNNER_KEYWORDS",
+    "BUILDER_KEYWORDS",
+    "builder_problem",
+    "model_parameters",
+    "data_argument_problem",
+    "parameter_problem",
+]
 
 #: The data arguments each kind's runner passes positionally before the parameters.
 DATA_ARGUMENTS = {
@@ -24,7 +32,14 @@ DATA_ARGUMENTS = {
     "stream": ("chunks",),
     "saliency": ("frames",),
     "plausibility": ("observation",),
+    # deep models' batched kinds (psybench.deep); intphys "stream" takes one ``movie``
+    # iterator, as motion's "stream" takes ``chunks``
+    "pairs": ("frames0", "frames1"),
+    "features": ("frames",),
+    "map": ("frames",),
 }
+#: Keywords the job passes to a factory's builder, never parameters (psybench.deep).
+BUILDER_KEYWORDS = ("weights", "device")
 #: Keywords a runner passes itself, never parameters: a stream model's ``display``, and the
 #: ``history`` frames a saliency model that declares ``history_frames`` receives
 #: (:mod:`psybench.attention.responses`).
@@ -39,8 +54,10 @@ _BY_POSITION = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_
 _BY_KEYWORD = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
 
 
-def model_parameters(func: Callable[..., Any], kind: str) -> tuple[dict[str, Any], tuple[str, ...]]:
-    """The parameters of a model function of ``kind``.
+def model_parameters(
+    func: Callable[..., Any], kind: str, *, factory: bool = False
+) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """The parameters of a model function of ``kind`` (or of a factory's builder).
 
     Parameters
     ----------
@@ -48,6 +65,9 @@ def model_parameters(func: Callable[..., Any], kind: str) -> tuple[dict[str, Any
         The model function.
     kind : str
         Its interface, a key of :data:`DATA_ARGUMENTS`.
+    factory : bool
+        ``func`` is a builder ``build(*, weights, device, **params)``: it takes no data,
+        and :data:`BUILDER_KEYWORDS` are not parameters.
 
     Returns
     -------
@@ -65,7 +85,7 @@ def model_parameters(func: Callable[..., Any], kind: str) -> tuple[dict[str, Any
     """
     params = list(inspect.signature(func).parameters.values())
     positional = [p.name for p in params if p.kind in _BY_POSITION]
-    data = set(positional[: len(DATA_ARGUMENTS.get(kind, ("data",)))])
+    data = set(BUILDER_KEYWORDS) if factory else set(positional[: len(DATA_ARGUMENTS.get(kind, ("data",)))])
     defaults: dict[str, Any] = {}
     required: list[str] = []
     for p in params:
@@ -76,6 +96,18 @@ def model_parameters(func: Callable[..., Any], kind: str) -> tuple[dict[str, Any
         else:
             defaults[p.name] = p.default
     return defaults, tuple(required)
+
+
+def builder_problem(func: Callable[..., Any], *, path: str) -> str | None:
+    """What is wrong with a factory's builder, or None: it must take ``weights`` and ``device`` by keyword."""
+    params = inspect.signature(func).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return None
+    missing = [k for k in BUILDER_KEYWORDS if k not in params or params[k].kind not in _BY_KEYWORD]
+    if missing:
+        return (f"{path!r} is a factory but does not take {missing} by keyword; a builder is "
+                "def build(*, weights, device, **params) -> model")
+    return None
 
 
 def data_argument_problem(func: Callable[..., Any], kind: str, *, path: str) -> str | None:

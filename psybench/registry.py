@@ -41,10 +41,17 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import inspect
+import os
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from psybench.model_params import data_argument_problem, model_parameters, parameter_problem
+from psybench.model_params import (
+    builder_problem,
+    data_argument_problem,
+    model_parameters,
+    parameter_problem,
+)
 from psybench.provenance import params_hash
 
 __all__ = [
@@ -57,14 +64,27 @@ __all__ = [
     "list_models",
     "load_callable",
     "resolve_model",
+    "device_problem",
+    "resources_problem",
 ]
 
 TRACKS = ("motion", "attention", "intphys")
 # The interfaces (kinds) a model of each track may have; the first is the default of a
 # user ``callable`` whose config entry names none.
-TRACK_KINDS = {"motion": ("pair", "stream"), "attention": ("saliency",), "intphys": ("plausibility",)}
-KINDS = tuple(k for kinds in TRACK_KINDS.values() for k in kinds)
+TRACK_KINDS = {
+    "motion": ("pair", "stream", "pairs"),
+    "attention": ("saliency", "features", "map"),
+    "intphys": ("plausibility", "stream"),
+}
+KINDS = tuple(dict.fromkeys(k for kinds in TRACK_KINDS.values() for k in kinds))
 DEFAULT_KIND = {track: kinds[0] for track, kinds in TRACK_KINDS.items()}
+# The batched interfaces of deep models (psybench.deep), by track: the model is called on
+# batches of at most ``batch_size`` frames (pairs) and gets its data as the kind says.
+BATCHED_KINDS = {"motion": ("pairs",), "attention": ("features", "map"), "intphys": ("stream",)}
+DEFAULT_BATCH_SIZE = 8  # frames (motion: pairs) per call of a batched model whose entry gives none
+# Keys of a model entry's ``resources``: they become the Snakemake threads and resources of its jobs.
+RESOURCE_KEYS = ("threads", "mem_mb", "runtime", "gpu")
+_DEVICE = re.compile(r"^(auto|cpu|cuda|cuda:(0|[1-9][0-9]*))$")
 # Entry-point group through which an installed package adds algorithms: each entry
 # point names a module (importing it runs its ``@register`` decorators) or a function
 # decorated with :func:`register`.
@@ -113,15 +133,31 @@ class Algorithm:
     required: tuple[str, ...] = ()  # parameters without a default: the config must give them
     # {parameter: (smallest, largest)} accepted by config validation (None: open); declared with register
     bounds: Mapping[str, tuple[float | None, float | None]] = dataclasses.field(default_factory=dict)
+    # a builder ``build(*, weights, device, **params) -> model`` called once per job (psybench.deep)
+    factory: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
 class ModelSpec:
-    """One configured model: a unique name, its algorithm and parameter values."""
+    """One configured model: a unique name, its algorithm and parameter values.
+
+    A deep model (a factory, or a batched kind) also has a ``weights`` file (or None),
+    a ``device`` and a ``batch_size``; ``resources`` (threads, mem_mb, runtime, gpu) are
+    the Snakemake resources of its jobs, for any model.
+    """
 
     name: str
     algorithm: Algorithm
     params: Mapping[str, Any]
+    weights: str | None = None
+    device: str = "cpu"
+    batch_size: int | None = None
+    resources: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+
+    @property
+    def deep(self) -> bool:
+        """A factory or a batched kind: it has a device and a batch size."""
+        return self.algorithm.factory or self.kind in BATCHED_KINDS.get(self.track, ())
 
     @property
     def kind(self) -> str:
@@ -144,6 +180,7 @@ def register(
     reference: str = "",
     description: str = "",
     bounds: Mapping[str, tuple[float | None, float | None]] | None = None,
+    factory: bool = False,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Decorator registering a built-in algorithm; its parameters with defaults are the defaults.
 
@@ -153,6 +190,10 @@ def register(
     config validation accepts (:func:`psybench.config_checks.check_model_params`),
     declared here next to the signature so that renaming a parameter is one edit: a
     bound naming no parameter of the function fails at registration.
+
+    With ``factory=True`` the function is a builder, ``build(*, weights, device,
+    **params) -> model`` (:mod:`psybench.deep`): its parameters are its keywords other
+    than ``weights`` and ``device``, and the model it builds has the kind's signature.
     """
     if track not in TRACKS:
         raise ValueError(f"algorithm {name!r}: track must be one of {TRACKS}, got {track!r}")
@@ -165,7 +206,9 @@ def register(
         if name in _ALGORITHMS and _ALGORITHMS[name].function is not func:
             raise ValueError(f"algorithm {name!r} is registered twice")
         doc = (inspect.getdoc(func) or "").splitlines()
-        defaults, required = model_parameters(func, kind)
+        if factory and (problem := builder_problem(func, path=name)):
+            raise ValueError(f"algorithm {name!r}: {problem}")
+        defaults, required = model_parameters(func, kind, factory=factory)
         unknown = sorted(set(bounds or {}) - {*defaults, *required})
         if unknown:
             raise ValueError(f"algorithm {name!r}: bounds name {unknown}, not parameters of the function "
@@ -182,6 +225,7 @@ def register(
             reference=reference,
             description=description or (doc[0] if doc else ""),
             bounds=dict(bounds or {}),
+            factory=factory,
         )
         return func
 
@@ -326,10 +370,13 @@ def resolve_model(entry: Mapping[str, Any], *, track: str | None = None) -> Mode
         allowed = TRACK_KINDS.get(user_track, KINDS)
         if kind not in allowed:
             raise ModelError(f"model {name!r}: kind must be one of {allowed} for track {user_track!r}, got {kind!r}")
-        problem = data_argument_problem(func, kind, path=path)
+        factory = entry.get("factory", False)
+        if not isinstance(factory, bool):
+            raise ModelError(f"model {name!r}: 'factory' must be true or false, got {factory!r}")
+        problem = builder_problem(func, path=path) if factory else data_argument_problem(func, kind, path=path)
         if problem:
             raise ModelError(f"model {name!r}: {problem}")
-        defaults, required = model_parameters(func, kind)
+        defaults, required = model_parameters(func, kind, factory=factory)
         algo = Algorithm(
             name=path,
             function=func,
@@ -338,6 +385,7 @@ def resolve_model(entry: Mapping[str, Any], *, track: str | None = None) -> Mode
             defaults=defaults,
             source="user",
             required=required,
+            factory=factory,
         )
     else:
         raise ModelError(f"model {name!r}: needs 'algorithm' (built in) or 'callable' ('module:function')")
@@ -355,4 +403,87 @@ def resolve_model(entry: Mapping[str, Any], *, track: str | None = None) -> Mode
                 "(YAML reads 1.0e9 as text: write 1.0e+9)"
             )
     merged = {**algo.defaults, **params}
-    return ModelSpec(name=name, algorithm=algo, params=merged)
+    return ModelSpec(name=name, algorithm=algo, params=merged, **_deep_keys(entry, name, algo))
+
+
+def device_problem(device: Any) -> str | None:
+    """What is wrong with a configured device, or None (``auto``, ``cpu``, ``cuda``, ``cuda:N``)."""
+    if not isinstance(device, str) or not _DEVICE.match(device):
+        return f"'device' must be one of auto, cpu, cuda, cuda:N (N = 0, 1, ...), got {device!r}"
+    return None
+
+
+def _positive_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+
+def resources_problem(resources: Any) -> str | None:
+    """What is wrong with a model entry's ``resources``, or None.
+
+    ``{threads: int >= 1, mem_mb: number > 0, runtime: minutes > 0, gpu: int >= 0}``,
+    each optional.
+    """
+    if not isinstance(resources, Mapping):
+        return f"'resources' must be a mapping with keys among {list(RESOURCE_KEYS)}, got {resources!r}"
+    unknown = sorted(set(resources) - set(RESOURCE_KEYS))
+    if unknown:
+        return f"'resources' has unknown key(s) {unknown}; accepted: {list(RESOURCE_KEYS)}"
+    for key, value in resources.items():
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if key == "threads" and not _positive_int(value):
+            return f"'resources.threads' must be an integer >= 1, got {value!r}"
+        if key == "gpu" and not (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
+            return f"'resources.gpu' must be a non-negative integer (GPUs per job), got {value!r}"
+        if key in ("mem_mb", "runtime") and not (number and value > 0):
+            unit = "MB" if key == "mem_mb" else "minutes"
+            return f"'resources.{key}' must be a number > 0 ({unit}), got {value!r}"
+    return None
+
+
+def _deep_keys(entry: Mapping[str, Any], name: str, algo: Algorithm) -> dict[str, Any]:
+    """The checked ``weights``, ``device``, ``batch_size`` and ``resources`` of a model entry.
+
+    ``weights`` and ``device`` belong to factories (:mod:`psybench.deep`), ``batch_size``
+    to deep models (factories and batched kinds); ``resources`` to any model. Each
+    error names the model and the key.
+    """
+    deep = algo.factory or algo.kind in BATCHED_KINDS.get(algo.track, ())
+    out: dict[str, Any] = {}
+    if "factory" in entry and "algorithm" in entry:
+        raise ModelError(f"model {name!r}: 'factory' belongs to a 'callable' entry (a built-in algorithm "
+                         "is registered as a factory or not)")
+    for key in ("weights", "device"):
+        if entry.get(key) is not None and not algo.factory:
+            raise ModelError(f"model {name!r}: {key!r} applies to a factory model (a builder, 'factory: true'); "
+                             f"{algo.name!r} is a plain function")
+    weights = entry.get("weights")
+    if weights is not None:
+        if not isinstance(weights, (str, os.PathLike)) or not os.fspath(weights):
+            raise ModelError(f"model {name!r}: 'weights' must be the path of a local file, got {weights!r}")
+        weights = os.fspath(weights)
+        if not os.path.exists(weights):
+            raise ModelError(f"model {name!r}: 'weights' file {weights!r} does not exist "
+                             f"(relative paths are read from {os.getcwd()})")
+        if not os.path.isfile(weights):
+            raise ModelError(f"model {name!r}: 'weights' {weights!r} is not a file")
+        out["weights"] = weights
+    device = entry.get("device")
+    if device is not None:
+        if (problem := device_problem(device)) is not None:
+            raise ModelError(f"model {name!r}: {problem}")
+        out["device"] = device
+    batch_size = entry.get("batch_size")
+    if batch_size is not None:
+        if not deep:
+            raise ModelError(f"model {name!r}: 'batch_size' applies to a deep model (a factory or a batched kind "
+                             f"{sorted({k for ks in BATCHED_KINDS.values() for k in ks})}), not kind {algo.kind!r}")
+        if not _positive_int(batch_size):
+            raise ModelError(f"model {name!r}: 'batch_size' must be an integer >= 1, got {batch_size!r}")
+    if deep:
+        out["batch_size"] = batch_size if batch_size is not None else DEFAULT_BATCH_SIZE
+    resources = entry.get("resources")
+    if resources is not None:
+        if (problem := resources_problem(resources)) is not None:
+            raise ModelError(f"model {name!r}: {problem}")
+        out["resources"] = dict(resources)
+    return out
