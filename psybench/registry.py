@@ -99,10 +99,11 @@ _BUILTIN_MODULES = {
         "psybench.motion.models.motion_energy",
         "psybench.motion.models.v1mt",
     ),
-    # attention: saliency feature families
+    # attention: saliency feature families, CNN features and map-output models
     "attention": (
         "psybench.attention.families",
         "psybench.attention.itti",
+        "psybench.attention.deep_models",
     ),
     # intphys: plausibility models
     "intphys": (

@@ -305,3 +305,73 @@ def test_docs_deep_map_recipe_runs_as_written(tmp_path, monkeypatch):
     torch.save(net.state_dict(), net_file)
     with torch.inference_mode():
         np.testing.assert_array_equal(build(weights=str(net_file))(frames), first(frames))
+
+
+def test_cnn_entry_through_the_feature_stage_with_a_weights_file(tmp_path):
+    """A config entry of the cnn family with weights written here: the workflow's feature stage equals the
+    network with those weights run directly, and the store records the weights digest and torch."""
+    from psybench.attention.responses import write_feature_store
+    from psybench.attention.stimuli import write_popout_store
+    from psybench.deep import weights_digest
+    from psybench.handoff import describe_model
+    from psybench.io.store import open_store
+    from psybench.registry import resolve_model
+
+    torch.manual_seed(11)
+    net = torchvision.models.resnet18(weights=None)
+    torch.save(net.state_dict(), tmp_path / "r18.pt")
+    entry = {"name": "resnet", "algorithm": "cnn", "weights": str(tmp_path / "r18.pt"), "batch_size": 4,
+             "params": {"arch": "resnet18", "layers": ["layer1"], "resolution": [80, 60]}}
+    spec = resolve_model(entry, track="attention")
+    stim = write_popout_store(tmp_path / "A.zarr", n_frames=6, seed=1)
+    out = write_feature_store(stim, tmp_path / "f.zarr", model=describe_model(spec))
+    store = open_store(out)
+    got = np.asarray(store["maps"])
+    torch.set_num_threads(1)
+    direct = CNNFeatures(arch="resnet18", layers=["layer1"], resolution=[80, 60], seed=99)
+    direct.extractor.load_state_dict({k: v for k, v in net.state_dict().items()
+                                      if k in direct.extractor.state_dict()})
+    grey = np.asarray(open_store(stim)["frames"])
+    rgb = np.repeat(np.rint(grey * 255).astype(np.uint8)[..., None], 3, axis=-1)
+    ref = area_resize(direct(rgb), (30, 40))  # layer1 of 60 x 80 is 15 x 20: each cell to 2 x 2
+    assert got.shape == (6, 30, 40, 64)
+    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5)
+    assert store.attrs["features"]["weights_digest"] == weights_digest(tmp_path / "r18.pt")
+    env = store.attrs["torch_environment"]
+    assert env["torch"] == torch.__version__ and env["device"] == "cpu"
+    assert env["determinism"]["tf32_matmul"] is False
+
+
+@pytest.mark.workflow
+def test_workflow_puts_a_resnet_feature_family_on_table1(harness, tmp_path):
+    """The tiny attention config plus a ResNet feature family with a weights file: Table 1 and the
+    metrics get its rows; a rewritten weights file replans its feature stores (a dry run shows it)."""
+    import pandas as pd
+
+    wd = tmp_path / "wf"
+    harness.copy(wd, harness.tiny_attention_config(models=[
+        {"name": "raw", "algorithm": "raw", "L": 1},
+        {"name": "resnet", "algorithm": "cnn", "weights": "weights/r18.pt", "batch_size": 16,
+         "params": {"arch": "resnet18", "layers": ["layer2"], "resolution": [160, 120]}, "L": 1},
+    ]))
+    (wd / "weights").mkdir()
+    torch.manual_seed(0)
+    torch.save(torchvision.models.resnet18(weights=None).state_dict(), wd / "weights/r18.pt")
+    harness.run(wd, "--cores", "2", "attention_all", timeout=600)
+    table = pd.read_csv(wd / "results/attention/table1.csv")
+    assert set(table["features"]) == {"raw", "resnet"}
+    resnet = table[table["features"] == "resnet"]
+    assert len(resnet) == 2 * 6 and (resnet["ND"] == 128 * 1 * 2).all() and resnet["median"].notna().all()
+    metrics = pd.read_csv(wd / "results/attention/metrics.csv")
+    assert metrics["model"].str.startswith("resnet").any()
+    stores = sorted(p.name for p in (wd / "results/attention/responses").iterdir())  # cnn-<8 hex>, raw
+    assert len(stores) == 2 and stores[0].startswith("cnn-") and stores[1] == "raw"
+    torch.manual_seed(1)
+    torch.save(torchvision.models.resnet18(weights=None).state_dict(), wd / "weights/r18.pt")
+    dry = harness.run(wd, "--cores", "2", "attention_all", "-n", timeout=300)
+    out = dry.stdout + dry.stderr
+    import re
+
+    # the feature job reruns, into a store named by the new digest
+    assert "rule attention_responses:" in out
+    assert set(re.findall(r"responses/(cnn-[0-9a-f]{8})/", out)) - {stores[0]}

@@ -40,6 +40,8 @@ from typing import Any
 
 import numpy as np
 
+from psybench.registry import ModelError, register
+
 __all__ = [
     "ARCHITECTURES",
     "IMAGENET_MEAN",
@@ -99,8 +101,6 @@ def _torch(model: str):
     try:
         import torch
     except ImportError as e:  # pragma: no cover - the deep extra is installed in CI
-        from psybench.registry import ModelError
-
         raise ModelError(f"model {model!r} needs PyTorch: pip install 'psybench[deep]'") from e
     return torch
 
@@ -129,8 +129,6 @@ class CNNFeatures:
     def __init__(self, *, arch: str = "resnet18", layers: Sequence[str] = ("layer2",),
                  resolution: str | Sequence[int] = "native", weights: str | None = None, device: Any = "cpu",
                  seed: int = 0):
-        from psybench.registry import ModelError
-
         torch = _torch(f"cnn {arch}")
         import torchvision
         from torchvision.models.feature_extraction import create_feature_extractor, get_graph_node_names
@@ -145,9 +143,9 @@ class CNNFeatures:
             torch.manual_seed(seed)
             net = getattr(torchvision.models, arch)(weights=None)
         if weights is not None:
-            from psybench import deep
+            from psybench.deep import load_weights
 
-            deep.load_weights(net, weights, model=f"cnn {arch}")
+            load_weights(net, weights, model=f"cnn {arch}")
         nodes = set(get_graph_node_names(net)[1]) | {n for n, _ in net.named_modules() if n}
         unknown = [n for n in layers if n not in nodes]
         if not layers or unknown:
@@ -190,6 +188,8 @@ class CNNFeatures:
         return np.concatenate(maps, axis=-1)
 
 
+@register("cnn", track="attention", kind="features", factory=True,
+          reference="He et al. 2016 (ResNet); Simonyan & Zisserman 2015 (VGG); torchvision feature extraction")
 def build_cnn_features(*, weights: str | None = None, device: Any = "cpu", arch: str = "resnet18",
                        layers: Sequence[str] = ("layer2",), resolution: str | Sequence[int] = "native",
                        seed: int = 0) -> CNNFeatures:
@@ -197,6 +197,8 @@ def build_cnn_features(*, weights: str | None = None, device: Any = "cpu", arch:
     return CNNFeatures(arch=arch, layers=layers, resolution=resolution, weights=weights, device=device, seed=seed)
 
 
+@register("centre_bias", track="attention", kind="map", reference="Judd et al. 2009, sec. 4 (centre prior)",
+          bounds={"sigma_frac": (0, None)})
 def centre_bias(frames: np.ndarray, *, sigma_frac: float = 0.25, output: str = "log_density") -> np.ndarray:
     """Centre-bias log-density, the same map for every frame, shape (B, H, W) float32.
 
@@ -345,6 +347,7 @@ def write_rgb_feature_store(
     batch_size: int = 8,
     lags_ms: Sequence[float] | None = None,
     code_hash: str | None = None,
+    extra_attrs: dict[str, Any] | None = None,
 ) -> Path:
     """Base maps of a ``features`` model on a movie's RGB frames, area-pooled to the grid, as a feature store.
 
@@ -393,6 +396,7 @@ def write_rgb_feature_store(
         "features": {**description, "channels": names, "input": seen["input"]},
         "lags_ms": [float(x) for x in (LAGS_MS if lags_ms is None else lags_ms)],
         "code_hash": code_hash,
+        **(extra_attrs or {}),
     })
 
     def blocks():

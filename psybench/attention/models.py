@@ -43,10 +43,15 @@ def feature_key(spec: ModelSpec) -> str:
 
     ``raw``, ``pyramid``, ``itti`` for the built-ins with default parameters;
     ``package.module.function`` for a user callable; ``<family>-<8 hex digits>``
-    otherwise. Models with equal family and parameters get the same key.
+    otherwise (the digits also cover the content of a deep model's ``weights`` file).
+    Models with equal family, parameters and weights get the same key.
     """
     base = spec.algorithm.name.replace(":", ".")
     params = params_hash(dict(spec.params))
+    if spec.weights is not None:  # a deep model's weights file: its content names the store too
+        from psybench.deep import weights_digest
+
+        return f"{base}-{params_hash({'params': params, 'weights': weights_digest(spec.weights)})[:8]}"
     if params == params_hash(dict(spec.algorithm.defaults)):
         return base
     return f"{base}-{params[:8]}"
