@@ -278,7 +278,10 @@ def test_docs_deep_map_recipe_runs_as_written(tmp_path, monkeypatch):
     section = page[start : page.find("\n##", start + 10)]
     module, script = re.findall(r"```python\n(.*?)```", section, flags=re.S)
     entries = yaml.safe_load(re.findall(r"```yaml\n(.*?)```", section, flags=re.S)[0])["attention"]["models"]
-    assert {e.get("algorithm") for e in entries} >= {"cnn", "centre_bias"}
+    from psybench.api import score_config
+
+    assert {e.get("algorithm") for e in entries} == {"raw", "cnn"}
+    score_config(None, {"tracks": ["attention"], "attention": {"models": entries}})  # passes the schema
     pkg = tmp_path / "mypackage"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
@@ -375,3 +378,14 @@ def test_workflow_puts_a_resnet_feature_family_on_table1(harness, tmp_path):
     # the feature job reruns, into a store named by the new digest
     assert "rule attention_responses:" in out
     assert set(re.findall(r"responses/(cnn-[0-9a-f]{8})/", out)) - {stores[0]}
+
+
+def test_a_map_model_in_the_workflow_config_is_a_clear_error():
+    from psybench.attention.models import saliency_models
+    from psybench.config import ConfigError
+    from psybench.registry import resolve_model
+
+    entry = {"name": "centre", "algorithm": "centre_bias"}
+    config = {"attention": {"models": [entry]}}
+    with pytest.raises(ConfigError, match=r"attention.models\[0\]: model 'centre' is of kind 'map'"):
+        saliency_models(config, {"centre": resolve_model(entry, track="attention")})

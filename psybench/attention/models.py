@@ -91,6 +91,10 @@ def saliency_models(config: Mapping[str, Any], specs: Mapping[str, ModelSpec] | 
     out = []
     for i, entry in enumerate(config["attention"].get("models", [])):
         where = f"config key attention.models[{i}]"
+        if specs[entry["name"]].kind == "map":
+            raise ConfigError(f"{where}: model {entry['name']!r} is of kind 'map'; the workflow tunes feature "
+                              "families (kinds saliency, features) only: score a map-output model with "
+                              "psybench.attention.deep_models.untuned_map_scores")
         L = entry.get("L")
         values = L if isinstance(L, list) else [L]
         if not values or any(isinstance(v, bool) or not isinstance(v, int) or v < 1 or v % 2 == 0 for v in values):
