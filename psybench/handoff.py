@@ -11,12 +11,12 @@ caller of the library may hold (a spec, its description, a config entry).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from psybench.registry import KINDS, TRACK_KINDS, ModelError, ModelSpec, resolve_model
 
-__all__ = ["describe_model", "model_from_description", "as_model"]
+__all__ = ["describe_model", "model_from_description", "as_model", "job_threads", "job_resource"]
 
 
 def describe_model(spec: ModelSpec) -> dict[str, Any]:
@@ -135,3 +135,25 @@ def as_model(model: ModelSpec | Mapping[str, Any], *, track: str) -> ModelSpec:
     if spec.track != track:
         raise ModelError(f"model {spec.name!r} belongs to track {spec.track!r}, not {track!r}")
     return spec
+
+
+def job_threads(specs: Iterable[ModelSpec], default: int) -> int:
+    """The Snakemake ``threads`` of a job running ``specs``: the largest ``resources.threads`` they ask for.
+
+    ``default`` (the rule's own) when none asks; a job running several models (an
+    attention movie's feature stores) takes the most any of them asks, since they run
+    one after the other. Torch's thread count is the job's threads (:mod:`psybench.deep`).
+    """
+    return max((int(s.resources["threads"]) for s in specs if "threads" in s.resources), default=default)
+
+
+def job_resource(specs: Iterable[ModelSpec], key: str, default: Any) -> Any:
+    """The Snakemake resource ``key`` (``mem_mb``, ``runtime``, ``gpu``) of a job running ``specs``.
+
+    The largest value the models' ``resources`` give, else ``default`` (the rule's own).
+    ``gpu`` is Snakemake's standard GPU resource: global in scope, so ``snakemake
+    --resources gpu=N`` runs at most N GPU jobs at once on a workstation, and the SLURM
+    executor asks for ``--gpus`` per job (profiles/slurm).
+    """
+    given = [s.resources[key] for s in specs if key in s.resources]
+    return max(given) if given else default

@@ -41,11 +41,16 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import inspect
-import os
-import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from psybench.model_entry import (
+    DEFAULT_BATCH_SIZE,
+    RESOURCE_KEYS,
+    deep_entry_keys,
+    device_problem,
+    resources_problem,
+)
 from psybench.model_params import (
     builder_problem,
     data_argument_problem,
@@ -66,6 +71,9 @@ __all__ = [
     "resolve_model",
     "device_problem",
     "resources_problem",
+    "BATCHED_KINDS",
+    "DEFAULT_BATCH_SIZE",
+    "RESOURCE_KEYS",
 ]
 
 TRACKS = ("motion", "attention", "intphys")
@@ -81,10 +89,7 @@ DEFAULT_KIND = {track: kinds[0] for track, kinds in TRACK_KINDS.items()}
 # The batched interfaces of deep models (psybench.deep), by track: the model is called on
 # batches of at most ``batch_size`` frames (pairs) and gets its data as the kind says.
 BATCHED_KINDS = {"motion": ("pairs",), "attention": ("features", "map"), "intphys": ("stream",)}
-DEFAULT_BATCH_SIZE = 8  # frames (motion: pairs) per call of a batched model whose entry gives none
-# Keys of a model entry's ``resources``: they become the Snakemake threads and resources of its jobs.
-RESOURCE_KEYS = ("threads", "mem_mb", "runtime", "gpu")
-_DEVICE = re.compile(r"^(auto|cpu|cuda|cuda:(0|[1-9][0-9]*))$")
+
 # Entry-point group through which an installed package adds algorithms: each entry
 # point names a module (importing it runs its ``@register`` decorators) or a function
 # decorated with :func:`register`.
@@ -404,87 +409,12 @@ def resolve_model(entry: Mapping[str, Any], *, track: str | None = None) -> Mode
                 "(YAML reads 1.0e9 as text: write 1.0e+9)"
             )
     merged = {**algo.defaults, **params}
-    return ModelSpec(name=name, algorithm=algo, params=merged, **_deep_keys(entry, name, algo))
-
-
-def device_problem(device: Any) -> str | None:
-    """What is wrong with a configured device, or None (``auto``, ``cpu``, ``cuda``, ``cuda:N``)."""
-    if not isinstance(device, str) or not _DEVICE.match(device):
-        return f"'device' must be one of auto, cpu, cuda, cuda:N (N = 0, 1, ...), got {device!r}"
-    return None
-
-
-def _positive_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
-
-
-def resources_problem(resources: Any) -> str | None:
-    """What is wrong with a model entry's ``resources``, or None.
-
-    ``{threads: int >= 1, mem_mb: number > 0, runtime: minutes > 0, gpu: int >= 0}``,
-    each optional.
-    """
-    if not isinstance(resources, Mapping):
-        return f"'resources' must be a mapping with keys among {list(RESOURCE_KEYS)}, got {resources!r}"
-    unknown = sorted(set(resources) - set(RESOURCE_KEYS))
-    if unknown:
-        return f"'resources' has unknown key(s) {unknown}; accepted: {list(RESOURCE_KEYS)}"
-    for key, value in resources.items():
-        number = isinstance(value, (int, float)) and not isinstance(value, bool)
-        if key == "threads" and not _positive_int(value):
-            return f"'resources.threads' must be an integer >= 1, got {value!r}"
-        if key == "gpu" and not (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
-            return f"'resources.gpu' must be a non-negative integer (GPUs per job), got {value!r}"
-        if key in ("mem_mb", "runtime") and not (number and value > 0):
-            unit = "MB" if key == "mem_mb" else "minutes"
-            return f"'resources.{key}' must be a number > 0 ({unit}), got {value!r}"
-    return None
-
-
-def _deep_keys(entry: Mapping[str, Any], name: str, algo: Algorithm) -> dict[str, Any]:
-    """The checked ``weights``, ``device``, ``batch_size`` and ``resources`` of a model entry.
-
-    ``weights`` and ``device`` belong to factories (:mod:`psybench.deep`), ``batch_size``
-    to deep models (factories and batched kinds); ``resources`` to any model. Each
-    error names the model and the key.
-    """
     deep = algo.factory or algo.kind in BATCHED_KINDS.get(algo.track, ())
-    out: dict[str, Any] = {}
     if "factory" in entry and "algorithm" in entry:
         raise ModelError(f"model {name!r}: 'factory' belongs to a 'callable' entry (a built-in algorithm "
                          "is registered as a factory or not)")
-    for key in ("weights", "device"):
-        if entry.get(key) is not None and not algo.factory:
-            raise ModelError(f"model {name!r}: {key!r} applies to a factory model (a builder, 'factory: true'); "
-                             f"{algo.name!r} is a plain function")
-    weights = entry.get("weights")
-    if weights is not None:
-        if not isinstance(weights, (str, os.PathLike)) or not os.fspath(weights):
-            raise ModelError(f"model {name!r}: 'weights' must be the path of a local file, got {weights!r}")
-        weights = os.fspath(weights)
-        if not os.path.exists(weights):
-            raise ModelError(f"model {name!r}: 'weights' file {weights!r} does not exist "
-                             f"(relative paths are read from {os.getcwd()})")
-        if not os.path.isfile(weights):
-            raise ModelError(f"model {name!r}: 'weights' {weights!r} is not a file")
-        out["weights"] = weights
-    device = entry.get("device")
-    if device is not None:
-        if (problem := device_problem(device)) is not None:
-            raise ModelError(f"model {name!r}: {problem}")
-        out["device"] = device
-    batch_size = entry.get("batch_size")
-    if batch_size is not None:
-        if not deep:
-            raise ModelError(f"model {name!r}: 'batch_size' applies to a deep model (a factory or a batched kind "
-                             f"{sorted({k for ks in BATCHED_KINDS.values() for k in ks})}), not kind {algo.kind!r}")
-        if not _positive_int(batch_size):
-            raise ModelError(f"model {name!r}: 'batch_size' must be an integer >= 1, got {batch_size!r}")
-    if deep:
-        out["batch_size"] = batch_size if batch_size is not None else DEFAULT_BATCH_SIZE
-    resources = entry.get("resources")
-    if resources is not None:
-        if (problem := resources_problem(resources)) is not None:
-            raise ModelError(f"model {name!r}: {problem}")
-        out["resources"] = dict(resources)
-    return out
+    try:
+        keys = deep_entry_keys(entry, factory=algo.factory, deep=deep, algorithm=algo.name, kind=algo.kind)
+    except ValueError as exc:
+        raise ModelError(f"model {name!r}: {exc}") from None
+    return ModelSpec(name=name, algorithm=algo, params=merged, **keys)

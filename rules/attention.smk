@@ -69,11 +69,13 @@ if ATTENTION_ON:
         cache: True
         conda:
             "../envs/psybench.yaml"
-        # one core: its chunks in 2 threads give the same bits, and a 2-thread job waits for
-        # both cores of a 2-core run
-        threads: 1
+        # one core unless a model's resources ask for more: its chunks in 2 threads give the
+        # same bits, and a 2-thread job waits for both cores of a 2-core run
+        threads: get_attention_responses_threads
         resources:
-            mem_mb=1000,
+            mem_mb=get_attention_responses_resource("mem_mb", 1000),
+            runtime=get_attention_responses_resource("runtime", 30),
+            gpu=get_attention_responses_resource("gpu", 0),
         params:
             stores=get_attention_feature_batch,
             chunk_frames=ATTENTION["chunk_frames"],

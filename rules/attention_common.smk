@@ -4,7 +4,7 @@
 import dataclasses
 
 from psybench.attention.models import metrics_settings, pair_movies, saliency_models
-from psybench.handoff import describe_model
+from psybench.handoff import describe_model, job_resource, job_threads
 
 # input and params functions
 ATTENTION = config["attention"]
@@ -69,6 +69,20 @@ def get_attention_feature_batch(wildcards):
         family = dataclasses.replace(m.spec, name=m.spec.algorithm.name)
         out.append({"out": path, "model": describe_model(family), "code_hash": code})
     return out
+
+
+def get_attention_responses_threads(wildcards):
+    """The most resources.threads any attention model asks for (default 1): one job runs them all."""
+    return job_threads([m.spec for m in ATTENTION_FEATURES.values()], 1)
+
+
+def get_attention_responses_resource(key, default):
+    """A resources function: the largest ``resources[key]`` of the movie's models, else ``default``."""
+
+    def resource(wildcards):
+        return job_resource([m.spec for m in ATTENTION_FEATURES.values()], key, default)
+
+    return resource
 
 
 def get_attention_feature_stores(wildcards=None):

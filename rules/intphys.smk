@@ -118,7 +118,12 @@ if INTPHYS_RESPONSES:
             model="|".join(INTPHYS_MODELS) or "^$",
         conda:
             "../envs/psybench.yaml"
-        threads: 1
+        # a model entry's resources (threads, mem_mb, runtime, gpu) are its jobs' own
+        threads: get_intphys_model_threads
+        resources:
+            mem_mb=get_intphys_model_resource("mem_mb", 1000),
+            runtime=get_intphys_model_resource("runtime", 30),
+            gpu=get_intphys_model_resource("gpu", 0),
         params:
             model=get_intphys_model_description,
             code_hash=get_intphys_model_code,

@@ -8,7 +8,7 @@ from psybench.intphys.responses import TRAINED_ALGORITHMS
 from psybench.intphys.shards import count_movies, shard_ids
 from psybench.io.inputs import listing_change, listing_path, quarantine_changed_tree, tree_digest
 from psybench.io.rebuild import record_moved
-from psybench.handoff import describe_model
+from psybench.handoff import describe_model, job_resource, job_threads
 
 # input and params functions
 
@@ -105,6 +105,20 @@ def get_intphys_train_stores(wildcards):
 def get_intphys_model_description(wildcards):
     """The model's description (psybench.handoff.describe_model), rebuilt by the job."""
     return describe_model(INTPHYS_MODELS[wildcards.model])
+
+
+def get_intphys_model_threads(wildcards):
+    """The model entry's resources.threads (default 1): torch runs on the job's threads."""
+    return job_threads([INTPHYS_MODELS[wildcards.model]], 1)
+
+
+def get_intphys_model_resource(key, default):
+    """A resources function: the model entry's ``resources[key]``, else the rule's ``default``."""
+
+    def resource(wildcards):
+        return job_resource([INTPHYS_MODELS[wildcards.model]], key, default)
+
+    return resource
 
 
 def get_intphys_model_code(wildcards):

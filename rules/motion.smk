@@ -42,10 +42,12 @@ if MOTION_ON:
         cache: True
         conda:
             "../envs/psybench.yaml"
-        threads: 1
+        # a model entry's resources (threads, mem_mb, runtime, gpu) are its jobs' own
+        threads: get_motion_model_threads
         resources:
-            mem_mb=2000,
-            runtime=60,
+            mem_mb=get_motion_model_resource("mem_mb", 2000),
+            runtime=get_motion_model_resource("runtime", 60),
+            gpu=get_motion_model_resource("gpu", 0),
         params:
             model=get_motion_model_description,
             write_population=config["motion"]["write_population"],

@@ -6,7 +6,7 @@ from psybench.motion.display import Display
 from psybench.motion.generalisation_set import generalisation_variants
 from psybench.motion.stimuli import stimulus_set
 from psybench.provenance import callable_modules, code_hash
-from psybench.handoff import describe_model
+from psybench.handoff import describe_model, job_resource, job_threads
 
 # input and params functions
 
@@ -101,6 +101,20 @@ def get_motion_stimulus_batch(wildcards):
 
 def get_motion_model_description(wildcards):
     return describe_model(MOTION_MODELS[wildcards.model])
+
+
+def get_motion_model_threads(wildcards):
+    """The model entry's resources.threads (default 1): torch runs on the job's threads."""
+    return job_threads([MOTION_MODELS[wildcards.model]], 1)
+
+
+def get_motion_model_resource(key, default):
+    """A resources function: the model entry's ``resources[key]``, else the rule's ``default``."""
+
+    def resource(wildcards):
+        return job_resource([MOTION_MODELS[wildcards.model]], key, default)
+
+    return resource
 
 
 def get_motion_model_code_hash(wildcards):

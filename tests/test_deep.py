@@ -240,3 +240,20 @@ def test_core_imports_without_torch():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True)
     assert "model 'raft' needs PyTorch" in out.stdout and "pip install 'psybench[deep]'" in out.stdout
+
+
+def test_readme_and_ci_install_the_pinned_deep_extra():
+    """The README's two commands install the deep extra, CI runs the README's test command word for
+    word, and the extra pins the torch/torchvision pair that is installed here."""
+    import tomllib
+
+    import torchvision
+
+    readme = (REPO / "README.md").read_text()
+    commands = [line for line in readme.splitlines() if line.startswith("python3 -m venv .venv && ")]
+    assert len(commands) == 2 and all("pip install -e '.[test,deep]'" in c for c in commands)
+    test_command = next(c for c in commands if c.endswith("python -m pytest"))
+    assert test_command in (REPO / ".ci" / "run").read_text().splitlines()
+    extra = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]["deep"]
+    assert extra == ["torch==2.14.1", "torchvision==0.29.1"]
+    assert (torch.__version__.split("+")[0], torchvision.__version__.split("+")[0]) == ("2.14.1", "0.29.1")
