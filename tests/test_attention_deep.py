@@ -389,3 +389,59 @@ def test_a_map_model_in_the_workflow_config_is_a_clear_error():
     config = {"attention": {"models": [entry]}}
     with pytest.raises(ConfigError, match=r"attention.models\[0\]: model 'centre' is of kind 'map'"):
         saliency_models(config, {"centre": resolve_model(entry, track="attention")})
+
+
+def test_map_model_scores_on_a_movie_equal_the_metrics_on_its_lagged_maps(tmp_path):
+    """A user's deep map factory scored on a movie file through psybench = the MIT metrics, the rank percentile
+    and the ceiling computed here on its own maps of the frames 100 ms before each test frame."""
+    import pandas as pd
+
+    from psybench.attention.deep_models import map_model_scores
+    from psybench.attention.metrics import loo_ceiling
+    from psybench.attention.stimuli import ingest_movie
+    from psybench.registry import resolve_model
+
+    movie = tmp_path / "clip.avi"
+    _write_avi(movie, n=12)  # 160 x 120 at 10 frames/s
+    stim = ingest_movie(movie, tmp_path / "clip.zarr", grid=(40, 30))
+    mod = tmp_path / "deepmap_user.py"
+    mod.write_text(
+        "import numpy as np\n"
+        "def build(*, weights=None, device='cpu', output='log_density'):\n"
+        "    def predict(frames):\n"
+        "        g = frames.astype(np.float32).mean(-1) / 255\n"
+        "        return g - np.log(np.exp(g).sum((1, 2), keepdims=True))\n"
+        "    return predict\n")
+    import sys
+    sys.path.insert(0, str(tmp_path))
+    try:
+        spec = resolve_model({"name": "deepmap", "callable": "deepmap_user:build", "kind": "map", "factory": True,
+                              "batch_size": 5, "params": {"output": "log_density"}}, track="attention")
+        rng = np.random.default_rng(3)
+        rows = [{"subject": s, "movie": "clip", "frame": f, "t_ms": f * 100.0, "x": rng.uniform(0, 160),
+                 "y": rng.uniform(0, 120), "valid": True} for s in ("s1", "s2", "s3") for f in range(12)]
+        gaze = pd.DataFrame(rows)
+        got = map_model_scores(spec, stim, gaze, movie_file=movie, same_movie=False, lags_ms=[100, 300])
+    finally:
+        sys.path.remove(str(tmp_path))
+    # independently: decode, the log-density's mass per 4 x 4 block, frames 3..11 scored by maps 2..10
+    import cv2
+
+    cap = cv2.VideoCapture(str(movie))
+    frames = []
+    while (r := cap.read())[0]:
+        frames.append(cv2.cvtColor(r[1], cv2.COLOR_BGR2RGB))
+    cap.release()
+    g = np.stack(frames).astype(np.float64).mean(-1) / 255
+    p = np.exp(g) / np.exp(g).sum((1, 2), keepdims=True)
+    mass = p.reshape(12, 30, 4, 40, 4).sum((2, 4))
+    test = np.arange(3, 12)
+    oc = np.zeros((3, len(test), 30, 40))
+    for o, s in enumerate(("s1", "s2", "s3")):
+        for i, f in enumerate(test):
+            row = gaze[(gaze["subject"] == s) & (gaze["frame"] == f)].iloc[0]
+            oc[o, i, int(row["y"] * 30 / 120), int(row["x"] * 40 / 160)] += 1
+    want = untuned_map_scores(mass[test - 1], oc)
+    for k, v in want.items():
+        assert got["scores"][k] == pytest.approx(v, rel=1e-5, abs=1e-7), k
+    assert got["ceiling"] == pytest.approx(loo_ceiling(oc), nan_ok=True)

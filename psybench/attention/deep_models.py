@@ -56,6 +56,7 @@ __all__ = [
     "untuned_map_scores",
     "rgb_batches",
     "write_rgb_feature_store",
+    "map_model_scores",
 ]
 
 #: The torchvision classification networks a CNN feature family may use.
@@ -407,3 +408,66 @@ def write_rgb_feature_store(
     spec = StreamSpec(shape=(T, gh, gw, K), dtype=np.float32, dims=("t", "y", "x", "channel"),
                       attrs={"channels": names})
     return write_store_stream(out, {"maps": spec}, blocks(), attrs, coords=grid_coords(attrs, T))
+
+
+def map_model_scores(
+    model: Any,
+    stimulus: str | os.PathLike,
+    gaze_table: Any,
+    *,
+    movie_file: str | os.PathLike | None = None,
+    same_movie: bool = False,
+    lags_ms: Sequence[float] | None = None,
+    threads: int = 1,
+    density_sigma: float | None = None,
+    n_splits: int | None = None,
+    seed: int | None = None,
+) -> dict[str, dict[str, float]]:
+    """A map-output model scored untuned on one test movie, with the leave-one-observer-out ceiling.
+
+    The model (a resolved spec, its description or config entry, kind ``map``) is built
+    once (:func:`psybench.deep.built`), run on the movie's RGB frames in batches of its
+    ``batch_size`` (:func:`rgb_batches`), put on the grid (:func:`maps_to_grid`, its
+    ``output`` parameter, default "saliency") and scored on the test frames of
+    :func:`psybench.attention.tuning.test_frames` (the odd frames when the movie also
+    trained the other models, ``same_movie``), frame t by the map of the frame shown
+    ``lags_ms[0]`` before it, as the metrics' untuned feature maps are.
+
+    Returns
+    -------
+    ``{"scores": untuned_map_scores(...), "ceiling": loo_ceiling(...)}``.
+    """
+    from psybench.attention.defaults import DENSITY_SIGMA, LAGS_MS, N_SPLITS, SEED
+    from psybench.attention.metrics import loo_ceiling, observer_counts
+    from psybench.attention.movies import MovieData
+    from psybench.attention.stimuli import read_stimulus
+    from psybench.attention.tuning import lag_frames, test_frames
+    from psybench.deep import built
+    from psybench.handoff import as_model
+    from psybench.io.tables import read_table
+
+    spec = as_model(model, track="attention")
+    if spec.kind != "map":
+        raise ModelError(f"model {spec.name!r} is of kind {spec.kind!r}, not 'map'")
+    output = spec.params.get("output", "saliency")
+    stim = read_stimulus(stimulus)
+    gw, gh = (int(g) for g in stim.attrs["grid"])
+    with built(spec, threads=threads) as (net, _device):
+        raw = []
+        for batch in rgb_batches(stimulus, movie_file=movie_file, batch_size=spec.batch_size):
+            m = np.asarray(net(batch))
+            if m.shape[:1] != (len(batch),) or m.ndim != 3:
+                raise ModelError(f"model {spec.name!r}: maps of a batch of {len(batch)} frames must be (b, h, w), "
+                                 f"got {m.shape}")
+            raw.append(area_resize(m, (gh, gw)) if output == "saliency" else maps_to_grid(m, (gh, gw), output=output))
+    grid = np.concatenate(raw).astype(np.float64)
+    gaze = gaze_table if not isinstance(gaze_table, (str, os.PathLike)) else read_table(gaze_table)
+    movie = MovieData(name=Path(stimulus).stem, maps=grid[..., None], frames_per_s=float(stim.attrs["frames_per_s"]),
+                      source_size=tuple(stim.attrs["source_size"]), gaze=gaze)
+    lags = lag_frames(LAGS_MS if lags_ms is None else lags_ms, movie.frames_per_s)
+    frames = test_frames(len(grid), lags, same_movie=same_movie)
+    oc = observer_counts(movie, frames)
+    settings = {"density_sigma": DENSITY_SIGMA if density_sigma is None else density_sigma,
+                "n_splits": N_SPLITS if n_splits is None else n_splits, "seed": SEED if seed is None else seed}
+    return {"scores": untuned_map_scores(grid[frames - lags[0]], oc, **settings),
+            "ceiling": loo_ceiling(oc, **settings)}
