@@ -244,7 +244,8 @@ def test_misbehaving_stream_model_fails_naming_it(stimulus, tmp_path, user_path,
 def test_non_motion_kind_is_rejected(stimulus, tmp_path, user_path):
     path, _ = stimulus
     # refused when the entry is resolved (the registry knows each track's kinds) ...
-    with pytest.raises(ModelError, match=r"model 'sal': kind must be one of \('pair', 'stream'\) for track 'motion'"):
+    message = r"model 'sal': kind must be one of \('pair', 'stream', 'pairs'\) for track 'motion'"
+    with pytest.raises(ModelError, match=message):
         resolve_model({"name": "sal", "callable": f"{user_path}:constant", "kind": "saliency"})
     # ... and by the runner, should a saliency model reach it anyway (a one-frame-argument function: as a
     # saliency model, constant's frame1 would be a parameter without default, refused when resolved)
@@ -299,8 +300,8 @@ def test_user_callable_unknown_params_and_kwargs(user_path):
         resolve_model({"name": "u", "callable": f"{user_path}:constant", "params": {"w": 1}})
     spec = resolve_model({"name": "k", "callable": f"{user_path}:anything", "params": {"whatever": 1}})
     assert spec.params == {"whatever": 1}
-    with pytest.raises(ModelError, match=r"model 'k': kind must be one of"):
-        resolve_model({"name": "k", "callable": f"{user_path}:anything", "kind": "pairs"})
+    with pytest.raises(ModelError, match=r"model 'k': kind must be one of"):  # an attention kind
+        resolve_model({"name": "k", "callable": f"{user_path}:anything", "kind": "features"})
 
 
 @pytest.mark.parametrize("path,message", [
