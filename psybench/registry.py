@@ -105,10 +105,11 @@ _BUILTIN_MODULES = {
         "psybench.motion.models.v1mt",
         "psybench.motion.models.raft",  # RAFT (torch imported only when a job builds it)
     ),
-    # attention: saliency feature families
+    # attention: saliency feature families, CNN features and map-output models
     "attention": (
         "psybench.attention.families",
         "psybench.attention.itti",
+        "psybench.attention.deep_models",
     ),
     # intphys: plausibility models
     "intphys": (

@@ -60,6 +60,8 @@ if ATTENTION_ON:
     rule attention_responses:
         input:
             stimulus="results/attention/stimuli/{attention_movie}.zarr",
+            # the RGB frames of deep feature models are decoded again from the movie file
+            movie=get_attention_movie_file,
         output:
             **ATTENTION_RESPONSE_STORES,
         log:

@@ -10,4 +10,5 @@ from psybench.attention.responses import write_feature_stores  # noqa: E402
 
 write_feature_stores(snakemake.input.stimulus, snakemake.params.stores,  # noqa: F821
                      chunk_frames=snakemake.params.chunk_frames, lags_ms=snakemake.params.lags_ms,  # noqa: F821
-                     num_workers=snakemake.threads)  # noqa: F821
+                     num_workers=snakemake.threads,  # noqa: F821
+                     movie_file=snakemake.input.movie[0] if snakemake.input.movie else None)  # noqa: F821

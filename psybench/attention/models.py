@@ -43,10 +43,15 @@ def feature_key(spec: ModelSpec) -> str:
 
     ``raw``, ``pyramid``, ``itti`` for the built-ins with default parameters;
     ``package.module.function`` for a user callable; ``<family>-<8 hex digits>``
-    otherwise. Models with equal family and parameters get the same key.
+    otherwise (the digits also cover the content of a deep model's ``weights`` file).
+    Models with equal family, parameters and weights get the same key.
     """
     base = spec.algorithm.name.replace(":", ".")
     params = params_hash(dict(spec.params))
+    if spec.weights is not None:  # a deep model's weights file: its content names the store too
+        from psybench.deep import weights_digest
+
+        return f"{base}-{params_hash({'params': params, 'weights': weights_digest(spec.weights)})[:8]}"
     if params == params_hash(dict(spec.algorithm.defaults)):
         return base
     return f"{base}-{params[:8]}"
@@ -86,6 +91,10 @@ def saliency_models(config: Mapping[str, Any], specs: Mapping[str, ModelSpec] | 
     out = []
     for i, entry in enumerate(config["attention"].get("models", [])):
         where = f"config key attention.models[{i}]"
+        if specs[entry["name"]].kind == "map":
+            raise ConfigError(f"{where}: model {entry['name']!r} is of kind 'map'; the workflow tunes feature "
+                              "families (kinds saliency, features) only: score a map-output model with "
+                              "psybench.attention.deep_models.untuned_map_scores")
         L = entry.get("L")
         values = L if isinstance(L, list) else [L]
         if not values or any(isinstance(v, bool) or not isinstance(v, int) or v < 1 or v % 2 == 0 for v in values):

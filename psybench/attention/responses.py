@@ -163,6 +163,7 @@ def write_feature_store(
     lags_ms: tuple[float, ...] = LAGS_MS,
     num_workers: int | None = None,
     code_hash: str | None = None,
+    movie_file: str | os.PathLike | None = None,
     **params,
 ) -> Path:
     """Compute the base maps of a stimulus store and write them as a feature store.
@@ -171,8 +172,17 @@ def write_feature_store(
     (the family: registered name or ``package.module:function``; every parameter,
     defaults filled; channel names), ``lags_ms`` and the stimulus' ``frames_per_s``,
     ``grid`` and ``source_size``. ``model`` and ``params`` as :func:`saliency_model`.
+
+    A model of kind ``features`` (a deep network, :mod:`psybench.attention.deep_models`)
+    is built once (:func:`psybench.deep.built`, ``num_workers`` torch threads) and run on
+    the movie's RGB frames (decoded again from ``movie_file`` when the stimulus was
+    ingested from one) in batches of its ``batch_size``; its maps are area-pooled to the
+    grid, and the store's attributes add the weights digest and the torch environment.
     """
     spec = saliency_model(model, **params)
+    if spec.kind == "features":
+        return _write_deep_feature_store(stimulus, out, spec, movie_file=movie_file, lags_ms=lags_ms,
+                                         threads=num_workers or 1, code_hash=code_hash)
     stim = open_store(stimulus)
     frames = stim["frames"].astype(np.float32)
     # the maps are computed as they are written
@@ -193,6 +203,22 @@ def write_feature_store(
         )
 
 
+def _write_deep_feature_store(stimulus, out, spec: ModelSpec, *, movie_file, lags_ms, threads: int,
+                              code_hash) -> Path:
+    """:func:`write_feature_store` of a ``features`` model: built once, run on RGB batches."""
+    from psybench.attention.deep_models import write_rgb_feature_store
+    from psybench.deep import built, environment_attrs, weights_digest
+
+    description: dict[str, Any] = {"model": spec.algorithm.name, "params": dict(spec.params)}
+    if spec.weights is not None:
+        description["weights_digest"] = weights_digest(spec.weights)
+    with exits_are_errors(spec.name, f"movie {Path(stimulus).name}", label=model_label(spec)), \
+            built(spec, threads=threads) as (net, device):
+        return write_rgb_feature_store(stimulus, out, model=net, description=description, movie_file=movie_file,
+                                       batch_size=spec.batch_size, lags_ms=lags_ms, code_hash=code_hash,
+                                       extra_attrs={"torch_environment": environment_attrs(device)})
+
+
 def write_feature_stores(
     stimulus: str | os.PathLike,
     stores: list[Mapping[str, Any]],
@@ -200,6 +226,7 @@ def write_feature_stores(
     chunk_frames: int = CHUNK_FRAMES,
     lags_ms: tuple[float, ...] = LAGS_MS,
     num_workers: int | None = None,
+    movie_file: str | os.PathLike | None = None,
 ) -> list[Path]:
     """:func:`write_feature_store` of one stimulus for several saliency models, in one process.
 
@@ -212,9 +239,12 @@ def write_feature_stores(
     stores : list of mappings with keys ``out`` (store path), ``model`` (the model's
         description, :func:`psybench.handoff.describe_model`, or a family with its
         keyword ``params``) and ``code_hash``
+    movie_file : path-like, optional
+        The movie file the stimulus was ingested from (RGB frames of ``features`` models).
     """
     return [
         write_feature_store(stimulus, s["out"], model=s["model"], chunk_frames=chunk_frames, lags_ms=lags_ms,
-                            num_workers=num_workers, code_hash=s.get("code_hash"), **dict(s.get("params") or {}))
+                            num_workers=num_workers, code_hash=s.get("code_hash"), movie_file=movie_file,
+                            **dict(s.get("params") or {}))
         for s in stores
     ]
