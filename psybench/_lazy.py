@@ -20,6 +20,8 @@ __all__ = ["lazy_exports"]
 def lazy_exports(package: str, exports: Mapping[str, str]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """The module ``__getattr__`` and ``__dir__`` of ``package`` whose ``exports`` map a name to its module.
 
+    A module written ``"module:attribute"`` exports that attribute under the name.
+
     Examples
     --------
     >>> __getattr__, __dir__ = lazy_exports(__name__, {"write_table": "psybench.io.tables"})  # doctest: +SKIP
@@ -29,7 +31,8 @@ def lazy_exports(package: str, exports: Mapping[str, str]) -> tuple[Callable[[st
     def __getattr__(name: str) -> Any:
         if name not in exports:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(exports[name]), name)
+        module, _, attribute = exports[name].partition(":")
+        value = getattr(importlib.import_module(module), attribute or name)
         namespace[name] = value
         return value
 

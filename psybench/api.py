@@ -1,11 +1,12 @@
 """``psybench.score(model, benchmark)``: score one model from Python, without Snakemake.
 
-The call runs the workflow's own library functions, stage by stage, in the order
-the rules run them (``rules/motion.smk``: stimuli -> responses -> readouts ->
-scores -> Table 1 -> score rows; ``rules/attention.smk``: stimuli -> gaze -> features ->
-control scanpaths -> Table 1 parts -> Table 1 -> metrics -> score rows,
-:mod:`psybench.attention.api`; ``rules/intphys.smk``: tree -> ingest -> metadata ->
-training -> predictions -> scores -> score rows), on the same config (by default the repository's
+The call runs the track's chain, ``psybench/<track>/pipeline.py``: the stage
+functions that the workflow's scripts call, in the order the rules run them
+(:func:`psybench.motion.pipeline.score`: stimuli -> responses -> readouts -> scores ->
+Table 1 -> score rows; :func:`psybench.attention.pipeline.score`: stimuli -> gaze ->
+responses -> control scanpaths -> Table 1 parts -> Table 1 -> metrics parts -> metrics
+-> score rows; :func:`psybench.intphys.pipeline.score`: tree -> ingest -> metadata ->
+training -> responses -> scores -> score rows), on the same config (by default the repository's
 ``config/config.yaml``, laid under the caller's overrides as Snakemake lays a
 ``--configfile`` over it), so its rows equal the workflow's rows for that model.
 The intermediate stores go to a temporary folder (or ``workdir``); stimulus stores
@@ -35,11 +36,12 @@ import pandas as pd
 
 from psybench.config import PROJECT_ROOT, check_schema, read_config_file
 from psybench.progress import Progress
-from psybench.registry import TRACKS, ModelSpec, resolve_model
+from psybench.registry import TRACKS, resolve_model
+from psybench.tracks import track_package, track_pipeline
 
 __all__ = ["score", "parse_benchmark", "score_config", "SCORABLE_TRACKS"]
 
-#: Tracks :func:`score` runs in-process.
+#: psybench's own tracks, each with its ``pipeline`` (:func:`score` runs any track that has one).
 SCORABLE_TRACKS = ("motion", "attention", "intphys")
 DEFAULT_CONFIG = PROJECT_ROOT / "config" / "config.yaml"
 
@@ -52,12 +54,10 @@ def parse_benchmark(benchmark: str) -> tuple[str, str | None]:
     ValueError
         An unknown track or experiment, naming the known ones.
     """
-    import importlib
-
     track, _, experiment = str(benchmark).partition("/")
     if track not in TRACKS:
         raise ValueError(f"benchmark {benchmark!r}: unknown track {track!r}; tracks: {list(TRACKS)}")
-    known = importlib.import_module(f"psybench.{track}").EXPERIMENTS
+    known = track_package(track).EXPERIMENTS
     if experiment and experiment not in known:
         raise ValueError(f"benchmark {benchmark!r}: unknown {track} experiment {experiment!r}; known: {list(known)}")
     return track, experiment or None
@@ -119,14 +119,6 @@ def _model_entry(model: Any, params: Mapping[str, Any] | None, name: str | None,
     return entry
 
 
-def _literature_path(cfg: Mapping[str, Any]) -> Path:
-    """The literature file: as configured (relative to the working folder), else in the repository."""
-    path = Path(cfg["literature"])
-    if not path.is_absolute() and not path.exists() and (PROJECT_ROOT / path).exists():
-        return PROJECT_ROOT / path
-    return path
-
-
 class _Steps:
     """The stages of one :func:`score` call, counted by :class:`psybench.progress.Progress`
     once their number is known (a line per stage: a call has a few dozen)."""
@@ -142,94 +134,6 @@ class _Steps:
 
     def done(self) -> None:
         """Nothing to close: every line is complete."""
-
-
-def _score_motion(spec: ModelSpec, cfg: Mapping[str, Any], experiment: str | None, work: Path, *,
-                  stimuli: Path | None, threads: int, progress: _Steps) -> pd.DataFrame:
-    from psybench.motion import EXPERIMENTS
-    from psybench.motion.display import Display
-    from psybench.motion.readouts import compute_readouts
-    from psybench.motion.responses import run_motion_model
-    from psybench.motion.score_rows import score_rows
-    from psybench.motion.scores import score_model_stores
-    from psybench.motion.stimuli import stimulus_set, write_stimulus
-    from psybench.motion.table1 import write_table1
-
-    experiments = [experiment] if experiment else list(EXPERIMENTS)
-    specs = stimulus_set(cfg["motion"], display=Display.from_config(cfg["display"]), experiments=experiments)
-    progress.start(total=2 * len(specs) + 2)
-    responses, readouts = [], []
-    for name, stim in specs.items():
-        if stimuli is None:
-            path = write_stimulus(name, stim, dict(cfg["display"]), work / "stimuli" / f"{name}.zarr")
-        else:
-            path = stimuli / f"{name}.zarr"
-            if not path.exists():
-                raise FileNotFoundError(f"stimulus store {path} is missing (stimuli={str(stimuli)!r} must hold "
-                                        f"every stimulus of the config, {len(specs)} stores)")
-        progress.step(f"stimulus {name}")
-        out = work / "responses" / spec.name / f"{name}.zarr"
-        responses.append(run_motion_model(spec, path, out, threads=threads))
-        readouts.append(work / "readouts" / spec.name / f"{name}.zarr")
-        progress.step(f"{spec.name} on {name}")
-    compute_readouts(responses, readouts, lambda_ms=cfg["motion"]["readout"]["lambda_ms"])
-    progress.step("pursuit readouts")
-    scores, fits = work / "scores" / f"{spec.name}.csv", work / "fits" / f"{spec.name}.csv"
-    score_model_stores(readouts, scores, fits, criteria=cfg["motion"]["criteria"],
-                       literature_path=_literature_path(cfg))
-    table = work / "table1.csv"
-    write_table1([scores], table_csv=table, markdown=work / "table1.md", pareto_csv=work / "pareto.csv",
-                 experiments=experiments)
-    progress.step("criteria and scores")
-    return score_rows(table, fits=[fits], results_root=work)
-
-
-def _score_intphys(spec: ModelSpec, cfg: Mapping[str, Any], block: str | None,
-                   work: Path, *, threads: int, progress: _Steps) -> pd.DataFrame:
-    """rules/intphys.smk in order: (generate,) ingest, metadata, (train,) predict, scores, score rows."""
-    from psybench.intphys.generate import generate_intphys
-    from psybench.intphys.ingest import ingest_shard, merge_metadata
-    from psybench.intphys.models.nextframe import train_nextframe_stores
-    from psybench.intphys.responses import TRAINED_ALGORITHMS, predict_shard
-    from psybench.intphys.score_rows import score_rows
-    from psybench.intphys.scores import score_model
-    from psybench.intphys.shards import count_movies, shard_ids
-
-    ip = cfg["intphys"]
-    trained = spec.algorithm.source == "builtin" and spec.algorithm.name in TRAINED_ALGORITHMS
-    splits = [ip["eval_split"]] + ([ip["train_split"]] if trained and ip["train_split"] != ip["eval_split"] else [])
-    root = work / "generated" if ip["generate"] else Path(ip["data_root"])
-    generator = dict(ip["generator"]) if ip["generate"] else None
-    shards = {split: shard_ids(count_movies(root, split, generator=generator), ip["shard_size"]) for split in splits}
-    progress.start(total=sum(len(v) for v in shards.values()) + len(shards[ip["eval_split"]]) + 2)
-    stores: dict[str, list[tuple[Path, Path]]] = {}
-    for split in splits:
-        if ip["generate"]:
-            generate_intphys(root, split, threads=threads, **generator)
-        for shard in shards[split]:
-            store, table = (work / "stores" / split / f"shard_{shard}.{ext}" for ext in ("zarr", "csv"))
-            ingest_shard(root, split, store, table, shard=int(shard), shard_size=ip["shard_size"], threads=threads)
-            stores.setdefault(split, []).append((store, table))
-            progress.step(f"ingest {split} shard {shard}")
-    weights = None
-    if trained:
-        weights = train_nextframe_stores([s for s, _ in stores[ip["train_split"]]], work / "train" / "nextframe.npz",
-                                         threads=threads, **ip["train"])
-    metadata = work / "metadata.csv"
-    merge_metadata([t for _, t in stores[ip["eval_split"]]], metadata, conditions=ip["conditions"])
-    progress.step("metadata")
-    predictions = []
-    for i, (store, table) in enumerate(stores[ip["eval_split"]]):
-        out = work / spec.name / "predictions" / f"shard_{i:04d}.csv"
-        predict_shard(spec, store, table, out, weights=weights, threads=threads)
-        predictions.append(out)
-        progress.step(f"{spec.name} on shard {i:04d}")
-    scores = work / spec.name / "scores.csv"
-    score_model(spec.name, metadata, scores, work / spec.name / "answer.txt", predictions=predictions,
-                n_boot=ip["n_boot"], seed=ip["seed"], min_ci=ip["min_quadruplets_ci"])
-    progress.step("scores")
-    rows = score_rows([scores], results_root=work)
-    return rows if block is None else rows[rows["experiment"].astype(str).str.startswith(f"{block}/")]
 
 
 def score(
@@ -278,7 +182,7 @@ def score(
         Attention: a folder of stimulus stores (``results/attention/stimuli``), or per
         movie a store, an array of frames (T, H, W) or (T, H, W, 3) with the rate of
         ``attention.movies.<movie>.frames_per_s``, or ``{"frames": array,
-        "frames_per_s": fps}`` (:func:`psybench.attention.api.score_attention`); default:
+        "frames_per_s": fps}`` (:func:`psybench.attention.pipeline.score`); default:
         the movies of ``attention.movies`` rendered or ingested into ``workdir``.
         IntPhys reads the tree of ``intphys.data_root`` (or generates one into
         ``workdir`` with ``intphys.generate``).
@@ -327,16 +231,8 @@ def score(
     line = _Steps(f"psybench.score({spec.name!r}, {benchmark!r})", enabled=progress)
     with tempfile.TemporaryDirectory(prefix="psybench-score-") as tmp:
         work = Path(workdir) if workdir is not None else Path(tmp)
-        if track == "motion":
-            rows = _score_motion(spec, cfg, experiment, work, stimuli=Path(stimuli) if stimuli else None,
-                                 threads=threads, progress=line)
-        elif track == "attention":
-            from psybench.attention.api import score_attention
-
-            rows = score_attention(entry, spec, cfg, experiment, work, stimuli=stimuli, gaze=gaze, threads=threads,
-                                   progress=line)
-        else:
-            rows = _score_intphys(spec, cfg, experiment, work, threads=threads, progress=line)
+        rows = track_pipeline(track).score(entry, spec, cfg, experiment, work, given_stimuli=stimuli, given_gaze=gaze,
+                              threads=threads, progress=line)
     line.done()
     rows["source"] = f"psybench.score({benchmark})"
     return rows

@@ -82,9 +82,10 @@ class _Imports(NamedTuple):
 
 
 def _lazy_exports(tree: ast.Module) -> dict[str, str]:
-    """``{name: module}`` of the dict literals of a package ``__init__`` that calls ``lazy_exports``.
+    """``{name: module}`` of the dict literals of a module that calls ``lazy_exports``.
 
-    Keys and values are string constants, or ``**dict.fromkeys([names], "module")``.
+    Keys and values are string constants (``"module"`` or ``"module:attribute"``), or
+    ``**dict.fromkeys([names], "module")``.
     """
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "lazy_exports"]
     if not calls:
@@ -100,7 +101,7 @@ def _lazy_exports(tree: ast.Module) -> dict[str, str]:
                     exports.update(dict.fromkeys([n.value for n in names.elts if isinstance(n, ast.Constant)],
                                                  module.value))
             elif isinstance(key, ast.Constant) and isinstance(value, ast.Constant):
-                exports[key.value] = value.value
+                exports[key.value] = value.value.partition(":")[0]
     return exports
 
 
@@ -131,6 +132,8 @@ def _parse_imports_fully(source: bytes, path: Path, package: str) -> _Imports:
 
     def visit(statements: list[ast.AST], inside: bool) -> None:
         for node in statements:
+            if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING":
+                continue  # read by type checkers only: never run
             _record(node, package, nested if inside else top)
             inner = inside or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
             for field in ("body", "orelse", "finalbody", "handlers", "cases"):
@@ -152,7 +155,8 @@ def _parse_imports(path: Path, package: str) -> _Imports:
     ``:`` or ``;``, a parenthesis in a comment of a name list) is parsed whole too.
     """
     source = path.read_bytes()
-    if path.name == "__init__.py" or re.search(rb"\\\n|[:;][ \t]*(?:import|from)[ \t]", source):
+    lazy = b"= lazy_exports(" in source
+    if path.name == "__init__.py" or lazy or re.search(rb"\\\n|[:;][ \t]*(?:import|from)[ \t]", source):
         return _parse_imports_fully(source, path, package)
     found: list[tuple[str, tuple[str, ...]]] = []
     for match in _IMPORT_STATEMENT.finditer(source):
@@ -230,7 +234,9 @@ def _closure(entries: Iterable[str], top: str, scripts: Iterable[Path] = ()) -> 
     to one of its modules, through the imports its ``__init__`` runs (not those of its
     functions: ``psybench.__getattr__`` imports the whole API only when asked).
     ``from package import name`` follows the submodule ``name``, or the module a lazy
-    export ``name`` comes from (:mod:`psybench._lazy`), else the package itself.
+    export ``name`` comes from (:mod:`psybench._lazy`), else the package itself; so
+    does ``from module import name`` of a module with lazy exports (a track's
+    ``pipeline``: its top-level imports, and only the named stage's module).
     """
     found: dict[str, Path] = {}
     done: set[tuple[str, bool]] = set()
@@ -247,7 +253,7 @@ def _closure(entries: Iterable[str], top: str, scripts: Iterable[Path] = ()) -> 
             where = _locate(base, top)
             if where is None:
                 continue
-            lazy = _imports_of(where[0], base).lazy if where[1] else {}
+            lazy = _imports_of(where[0], base if where[1] else base.rpartition(".")[0]).lazy
             if not names:  # import a.b.c: a.b.c as a whole (its lazy exports too), its parents on the way
                 stack.append((base, True))
                 stack.extend((m, True) for m in set(lazy.values()))
@@ -278,6 +284,8 @@ def _closure(entries: Iterable[str], top: str, scripts: Iterable[Path] = ()) -> 
         stack.extend((name.rsplit(".", k)[0], False) for k in range(1, name.count(".") + 1))
         imports = _imports_of(path, name if is_package else name.rpartition(".")[0])
         follow(imports.top + imports.nested if whole else imports.top)
+        if whole and not is_package:  # a module's lazy exports (a track's pipeline) are all it may run
+            stack.extend((m, True) for m in set(imports.lazy.values()))
     return found
 
 

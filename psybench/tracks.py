@@ -35,6 +35,7 @@ from typing import Any
 __all__ = [
     "Metric",
     "TRACK_PACKAGES",
+    "track_pipeline",
     "DIRECTIONS",
     "track_package",
     "track_metrics",
@@ -123,6 +124,23 @@ def _checks_module(track: str) -> ModuleType | None:
     except ModuleNotFoundError as exc:
         if exc.name == name:
             return None  # a track without checks of its own
+        raise
+
+
+def track_pipeline(track: str) -> ModuleType:
+    """The track's ``pipeline`` module: its stage functions, and ``score``, the chain of ``psybench.score``.
+
+    Raises
+    ------
+    ValueError
+        The track has no ``pipeline`` module (it cannot be scored in one process).
+    """
+    name = f"{track_package(track).__name__}.pipeline"
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name == name:
+            raise ValueError(f"track {track!r} has no module {name} (its stages for psybench.score)") from None
         raise
 
 

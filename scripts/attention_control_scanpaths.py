@@ -7,8 +7,8 @@ from psybench._malloc import keep_freed_memory  # noqa: E402
 
 keep_freed_memory()  # its large temporaries reused, not page-faulted in again
 
-from psybench.attention.table1 import run_control_scanpaths  # noqa: E402
+from psybench.attention.pipeline import controls  # noqa: E402
 
-run_control_scanpaths(snakemake.wildcards.attention_movie, snakemake.input.features,  # noqa: F821
-                      snakemake.input.gaze, out=snakemake.output.table,  # noqa: F821
-                      evaluation=snakemake.params.evaluation)  # noqa: F821
+controls(snakemake.wildcards.attention_movie, snakemake.input.features,  # noqa: F821
+         snakemake.input.gaze, out=snakemake.output.table,  # noqa: F821
+         evaluation=snakemake.params.evaluation)  # noqa: F821

@@ -3,8 +3,8 @@ import sys
 
 sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
 
-from psybench.attention.table1 import gather_evaluation  # noqa: E402
+from psybench.attention.pipeline import evaluate  # noqa: E402
 
-gather_evaluation(snakemake.params.parts, models=snakemake.params.models, pairs=snakemake.params.pairs,  # noqa: F821
-                  table_path=snakemake.output.table, curves_path=snakemake.output.curves,  # noqa: F821
-                  figure_path=snakemake.output.figure)  # noqa: F821
+evaluate(snakemake.params.parts, models=snakemake.params.models, pairs=snakemake.params.pairs,  # noqa: F821
+         table_path=snakemake.output.table, curves_path=snakemake.output.curves,  # noqa: F821
+         figure_path=snakemake.output.figure)  # noqa: F821

@@ -12,9 +12,9 @@ from psybench._malloc import keep_freed_memory  # noqa: E402
 
 keep_freed_memory()  # its large temporaries reused, not page-faulted in again
 
-from psybench.attention.table1 import run_evaluation_parts  # noqa: E402
+from psybench.attention.pipeline import evaluate_part  # noqa: E402
 
-run_evaluation_parts(snakemake.params.feature_stores, snakemake.params.gaze_tables,  # noqa: F821
-                     scanpaths=snakemake.input.scanpaths, parts=snakemake.params.parts,  # noqa: F821
-                     train=snakemake.wildcards.attention_train, pairs=snakemake.params.pairs,  # noqa: F821
-                     lags_ms=snakemake.params.lags_ms, evaluation=snakemake.params.evaluation)  # noqa: F821
+evaluate_part(snakemake.params.feature_stores, snakemake.params.gaze_tables,  # noqa: F821
+              scanpaths=snakemake.input.scanpaths, parts=snakemake.params.parts,  # noqa: F821
+              train=snakemake.wildcards.attention_train, pairs=snakemake.params.pairs,  # noqa: F821
+              lags_ms=snakemake.params.lags_ms, evaluation=snakemake.params.evaluation)  # noqa: F821

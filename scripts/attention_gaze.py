@@ -3,8 +3,8 @@ import sys
 
 sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
 
-from psybench.attention.gaze import write_gaze_table  # noqa: E402
+from psybench.attention.pipeline import gaze  # noqa: E402
 
-write_gaze_table(snakemake.wildcards.attention_movie, snakemake.params.spec,  # noqa: F821
-                 snakemake.input.stimulus, snakemake.output.table,  # noqa: F821
-                 counts_out=snakemake.output.counts)  # noqa: F821
+gaze(snakemake.wildcards.attention_movie, snakemake.params.spec,  # noqa: F821
+     snakemake.input.stimulus, snakemake.output.table,  # noqa: F821
+     counts_out=snakemake.output.counts)  # noqa: F821

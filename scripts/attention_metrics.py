@@ -3,7 +3,7 @@ import sys
 
 sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
 
-from psybench.attention.metrics import gather_metrics  # noqa: E402
+from psybench.attention.pipeline import metrics  # noqa: E402
 
-gather_metrics(snakemake.params.parts, models=snakemake.params.models, pairs=snakemake.params.pairs,  # noqa: F821
-               out=snakemake.output.table)  # noqa: F821
+metrics(snakemake.params.parts, models=snakemake.params.models, pairs=snakemake.params.pairs,  # noqa: F821
+        out=snakemake.output.table)  # noqa: F821

@@ -9,9 +9,9 @@ from psybench._malloc import keep_freed_memory  # noqa: E402
 
 keep_freed_memory()  # its large temporaries reused, not page-faulted in again
 
-from psybench.attention.metrics import run_metrics  # noqa: E402
+from psybench.attention.pipeline import metrics_part  # noqa: E402
 
-run_metrics(snakemake.params.feature_stores, snakemake.params.gaze_tables,  # noqa: F821
-            models=snakemake.params.models, pairs=snakemake.params.pairs,  # noqa: F821
-            out=snakemake.output.table, train=snakemake.wildcards.attention_train,  # noqa: F821
-            **snakemake.params.settings)  # noqa: F821
+metrics_part(snakemake.params.feature_stores, snakemake.params.gaze_tables,  # noqa: F821
+             models=snakemake.params.models, pairs=snakemake.params.pairs,  # noqa: F821
+             out=snakemake.output.table, train=snakemake.wildcards.attention_train,  # noqa: F821
+             **snakemake.params.settings)  # noqa: F821

@@ -6,9 +6,9 @@ sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # BLAS threads fight the rule's own threads
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-from psybench.attention.responses import write_feature_stores  # noqa: E402
+from psybench.attention.pipeline import responses  # noqa: E402
 
-write_feature_stores(snakemake.input.stimulus, snakemake.params.stores,  # noqa: F821
-                     chunk_frames=snakemake.params.chunk_frames, lags_ms=snakemake.params.lags_ms,  # noqa: F821
-                     num_workers=snakemake.threads,  # noqa: F821
-                     movie_file=snakemake.input.movie[0] if snakemake.input.movie else None)  # noqa: F821
+responses(snakemake.input.stimulus, snakemake.params.stores,  # noqa: F821
+          chunk_frames=snakemake.params.chunk_frames, lags_ms=snakemake.params.lags_ms,  # noqa: F821
+          num_workers=snakemake.threads,  # noqa: F821
+          movie_file=snakemake.input.movie[0] if snakemake.input.movie else None)  # noqa: F821

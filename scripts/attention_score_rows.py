@@ -5,7 +5,7 @@ import sys
 sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
 
 from psybench.aggregate.table import write_scores  # noqa: E402
-from psybench.attention.score_rows import score_rows  # noqa: E402
+from psybench.attention.pipeline import score_rows  # noqa: E402
 
 rows = score_rows(
     metrics=snakemake.input.metrics,  # noqa: F821

@@ -3,7 +3,7 @@ import sys
 
 sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
 
-from psybench.attention.stimuli import write_movie_store  # noqa: E402
+from psybench.attention.pipeline import stimuli  # noqa: E402
 
-write_movie_store(snakemake.wildcards.attention_movie, snakemake.params.spec, snakemake.output.store,  # noqa: F821
-                  grid=snakemake.params.grid)  # noqa: F821
+stimuli(snakemake.wildcards.attention_movie, snakemake.params.spec, snakemake.output.store,  # noqa: F821
+        grid=snakemake.params.grid)  # noqa: F821

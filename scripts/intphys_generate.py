@@ -4,7 +4,7 @@ from pathlib import Path
 
 sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
 
-from psybench.intphys.generate import generate_intphys  # noqa: E402
+from psybench.intphys.pipeline import generate  # noqa: E402
 
-generate_intphys(Path(snakemake.output[0]).parent, snakemake.wildcards.split, threads=snakemake.threads,  # noqa: F821
-                 **snakemake.params.generator)  # noqa: F821
+generate(Path(snakemake.output[0]).parent, snakemake.wildcards.split, threads=snakemake.threads,  # noqa: F821
+         **snakemake.params.generator)  # noqa: F821

@@ -5,10 +5,10 @@ import warnings
 
 sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
 
-from psybench.intphys.ingest import merge_metadata  # noqa: E402
+from psybench.intphys.pipeline import metadata  # noqa: E402
 
 logging.captureWarnings(True)
 warnings.simplefilter("always")
 
-merge_metadata(list(snakemake.input.tables), snakemake.output.table,  # noqa: F821
-               conditions=snakemake.params.conditions)  # noqa: F821
+metadata(list(snakemake.input.tables), snakemake.output.table,  # noqa: F821
+         conditions=snakemake.params.conditions)  # noqa: F821

@@ -3,8 +3,8 @@ import sys
 
 sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
 
-from psybench.intphys.responses import predict_shards  # noqa: E402
+from psybench.intphys.pipeline import responses  # noqa: E402
 
-predict_shards(snakemake.params.model, snakemake.input.stores, snakemake.input.tables,  # noqa: F821
-               list(snakemake.output), weights=snakemake.input.get("weights"),  # noqa: F821
-               threads=snakemake.threads)  # noqa: F821
+responses(snakemake.params.model, snakemake.input.stores, snakemake.input.tables,  # noqa: F821
+          list(snakemake.output), weights=snakemake.input.get("weights"),  # noqa: F821
+          threads=snakemake.threads)  # noqa: F821

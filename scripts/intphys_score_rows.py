@@ -7,7 +7,7 @@ from pathlib import Path
 sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
 
 from psybench.aggregate.table import write_samples, write_scores  # noqa: E402
-from psybench.intphys.score_rows import sample_rows, score_rows  # noqa: E402
+from psybench.intphys.pipeline import sample_rows, score_rows  # noqa: E402
 
 inp = snakemake.input  # noqa: F821
 rows = score_rows(list(inp.scores), results_root=snakemake.params.results_root)  # noqa: F821

@@ -4,6 +4,6 @@ import sys
 
 sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
 
-from psybench.motion.figures import barberpole_figure  # noqa: E402
+from psybench.motion.pipeline import figures_barberpole  # noqa: E402
 
-barberpole_figure(snakemake.input.scores, snakemake.output[0])  # noqa: F821
+figures_barberpole(snakemake.input.scores, snakemake.output[0])  # noqa: F821

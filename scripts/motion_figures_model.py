@@ -4,10 +4,10 @@ import sys
 
 sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
 
-from psybench.motion.figures import model_figures  # noqa: E402
+from psybench.motion.pipeline import figures_model  # noqa: E402
 
 inp, out = snakemake.input, snakemake.output  # noqa: F821
-model_figures(
+figures_model(
     inp.responses,
     inp.readouts,
     inp.fits,

@@ -4,9 +4,9 @@ import sys
 
 sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
 
-from psybench.motion.generalisation import write_generalisation  # noqa: E402
+from psybench.motion.pipeline import generalisation  # noqa: E402
 
-write_generalisation(
+generalisation(
     list(snakemake.input.main),  # noqa: F821
     dict(snakemake.params.variant_scores),  # noqa: F821
     snakemake.params.settings,  # noqa: F821  (display and motion config sections)

@@ -4,10 +4,10 @@ import sys
 
 sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
 
-from psybench.motion.generalisation_runs import run_readouts  # noqa: E402
+from psybench.motion.pipeline import generalisation_readouts  # noqa: E402
 
 out = snakemake.output  # noqa: F821
-run_readouts(
+generalisation_readouts(
     {run: list(snakemake.input[run]) for run in out.keys()},  # noqa: F821  (named by run)
     {run: out[run] for run in out.keys()},  # one readout folder per run
     lambda_ms=snakemake.params.lambda_ms,  # noqa: F821

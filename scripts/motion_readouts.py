@@ -8,9 +8,9 @@ from psybench._malloc import keep_freed_memory  # noqa: E402
 
 keep_freed_memory()  # each frame block's temporaries reused, not page-faulted in again
 
-from psybench.motion.readouts import compute_readouts  # noqa: E402
+from psybench.motion.pipeline import readouts  # noqa: E402
 
-compute_readouts(
+readouts(
     list(snakemake.input.responses),  # noqa: F821
     list(snakemake.output.stores),  # noqa: F821  (one readout store per response, in the same order)
     lambda_ms=snakemake.params.lambda_ms,  # noqa: F821

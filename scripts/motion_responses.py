@@ -8,9 +8,9 @@ from psybench._malloc import keep_freed_memory  # noqa: E402
 
 keep_freed_memory()  # each frame block's temporaries reused, not page-faulted in again
 
-from psybench.motion.responses import run_motion_model_batch  # noqa: E402
+from psybench.motion.pipeline import responses  # noqa: E402
 
-run_motion_model_batch(
+responses(
     snakemake.params.model,  # noqa: F821  (the model's description, resolved at parse time)
     list(snakemake.input.stimuli),  # noqa: F821
     list(snakemake.output),  # noqa: F821  (one store per stimulus, in the same order)

@@ -4,9 +4,9 @@ import sys
 
 sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
 
-from psybench.motion.scores import score_model_stores  # noqa: E402
+from psybench.motion.pipeline import scores  # noqa: E402
 
-score_model_stores(
+scores(
     list(snakemake.input.readouts),  # noqa: F821
     snakemake.output.scores,  # noqa: F821
     snakemake.output.fits,  # noqa: F821

@@ -4,9 +4,9 @@ import sys
 
 sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
 
-from psybench.motion.table1 import write_table1  # noqa: E402
+from psybench.motion.pipeline import table1  # noqa: E402
 
-write_table1(
+table1(
     snakemake.input.scores,  # noqa: F821
     table_csv=snakemake.output.table,  # noqa: F821
     markdown=snakemake.output.markdown,  # noqa: F821

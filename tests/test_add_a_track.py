@@ -9,6 +9,7 @@ the long table, and a leaderboard. The list's places are checked against the doc
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 import textwrap
@@ -17,6 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+import psybench.api
 import psybench.model_params
 import psybench.registry as registry
 import psybench.tracks
@@ -24,7 +26,7 @@ from psybench._yaml import safe_load
 from psybench.aggregate.labels import criterion_label, criterion_problem, criterion_unit
 from psybench.aggregate.table import leaderboard, write_scores
 from psybench.benchmarks import benchmarks
-from psybench.config import SCHEMA_PATH, ConfigError, prepare_workflow
+from psybench.config import SCHEMA_PATH, ConfigError, check_schema, prepare_workflow
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -70,6 +72,30 @@ TOY = {
             return score_frame({"model": names, "track": ["toy"] * n, "experiment": ["dots"] * n,
                                 "metric": ["count_error"] * n, "direction": ["lower"] * n,
                                 "value": [float(np.abs(counts[m] - truth).mean()) for m in names]}, n)
+        ''',
+    "responses.py": '''
+        def responses(images, spec):
+            """The model's count of each image."""
+            return spec.algorithm.function(images, **spec.params)
+        ''',
+    "pipeline.py": '''
+        from psybench._lazy import lazy_exports
+
+        STAGES = {"stimuli": "toytrack.stimuli:render", "responses": "toytrack.responses:responses",
+                  "score_rows": "toytrack.score_rows:score_rows"}
+        __getattr__, __dir__ = lazy_exports(__name__, STAGES)
+
+        def score(entry, spec, cfg, experiment, work, *, given_stimuli=None, given_gaze=None, threads=1, progress):
+            from toytrack import pipeline as stage
+
+            progress.start(total=len(STAGES))
+            images, truth = stage.stimuli(cfg["toy"]["n_images"], cfg["toy"]["size"], seed=0)
+            progress.step("stimuli")
+            counts = {spec.name: stage.responses(images, spec)}
+            progress.step("responses")
+            rows = stage.score_rows(counts, truth)
+            progress.step("score rows")
+            return rows
         ''',
     "config_checks.py": '''
         from psybench.config_checks import config_error
@@ -138,15 +164,14 @@ def test_a_toy_track_passes_every_step(toy_track):
     # registry: its model and its benchmark
     assert [r["name"] for r in registry.list_models("toy")] == ["toy_threshold"]
     assert next(b for b in benchmarks() if b.track == "toy").metrics == ("count_error",)
-    # the stages: stimuli -> responses of each configured model -> score rows -> long table
-    from toytrack.score_rows import score_rows
-    from toytrack.stimuli import render
+    # the stages, from its pipeline: stimuli -> responses of each configured model -> score rows -> long table
+    from toytrack import pipeline
 
-    images, truth = render(config["toy"]["n_images"], config["toy"]["size"], seed=0)
-    counts = {name: spec.algorithm.function(images, **spec.params) for name, spec in models["toy"].items()}
+    images, truth = pipeline.stimuli(config["toy"]["n_images"], config["toy"]["size"], seed=0)
+    counts = {name: pipeline.responses(images, spec) for name, spec in models["toy"].items()}
     assert counts["bright"].tolist() == truth.tolist()  # counts every dot
     assert counts["dim"].tolist() == [0] * 5  # no cell is above 1
-    long_df = write_scores([score_rows(counts, truth)], toy_track.parent / "scores_long.csv")
+    long_df = write_scores([pipeline.score_rows(counts, truth)], toy_track.parent / "scores_long.csv")
     assert long_df.set_index("model")["value"].to_dict() == {"bright": 0.0, "dim": 3.0}
     # labels and the leaderboard criteria check read the declaration
     assert criterion_label("toy/dots/count_error") == "Toy dots: absolute count error (dots)"
@@ -156,6 +181,16 @@ def test_a_toy_track_passes_every_step(toy_track):
     # a leaderboard: the exact counter dominates
     lb = leaderboard(long_df, track="toy", criteria=["toy/dots/count_error"])
     assert lb["entry"].tolist() == ["bright", "dim"] and lb["front"].tolist() == [1, 2]
+
+
+def test_psybench_score_runs_the_toy_tracks_pipeline(toy_track, monkeypatch):
+    """psybench.score on the toy track: its pipeline's chain, the workflow's rows for the model."""
+    monkeypatch.setattr(psybench.api, "check_schema", functools.partial(check_schema, schema_path=toy_track))
+    config = {"tracks": ["toy"], "toy": {"n_images": 4}}
+    rows = psybench.score("toy_threshold", "toy", name="dim", params={"level": 1.0}, config=config, progress=False)
+    assert rows[["model", "experiment", "metric"]].values.tolist() == [["dim", "dots", "count_error"]]
+    assert rows["value"].tolist() == [2.5]  # counts 0 of 1..4 dots
+    assert (rows["source"] == "psybench.score(toy)").all()
 
 
 def _track_list() -> str:
@@ -168,7 +203,8 @@ def test_the_doc_lists_every_place_the_toy_track_touched():
     places = [
         "psybench/<track>/__init__.py", "TITLE", "BENCHMARK", "PAPER", "BIBTEX", "EXPERIMENTS", "METRICS",
         "psybench.tracks.Metric", "psybench/<track>/config_checks.py", "check_config", "criterion_experiments",
-        "psybench/<track>/score_rows.py", "TRACKS", "TRACK_KINDS", "_BUILTIN_MODULES", "DATA_ARGUMENTS",
+        "psybench/<track>/score_rows.py", "psybench/<track>/pipeline.py", "STAGES", "SCORABLE_TRACKS",
+        "TRACKS", "TRACK_KINDS", "_BUILTIN_MODULES", "DATA_ARGUMENTS",
         "config/schema.yaml", "rules/<track>.smk", "rules/<track>_common.smk", "Snakefile",
         "get_all_targets", "<track>_score_rows", "scripts/<track>_<stage>.py", "HUMAN_REFERENCES",
         "config/README.md", "README.md",
@@ -186,6 +222,7 @@ def test_each_track_follows_the_list(track):
     assert re.search(rf"^rule {track}_score_rows:", rules, re.M)
     assert (ROOT / "psybench" / track / "score_rows.py").is_file()
     assert (ROOT / "psybench" / track / "config_checks.py").is_file()
+    assert (ROOT / "psybench" / track / "pipeline.py").is_file() and track in psybench.api.SCORABLE_TRACKS
     schema = safe_load(SCHEMA_PATH.read_text(encoding="utf-8"))
     assert track in schema["properties"]["tracks"]["items"]["enum"] and track in schema["properties"]
     assert psybench.tracks.track_metrics(track)

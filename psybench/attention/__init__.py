@@ -27,8 +27,8 @@ Stages, one module each:
   sAUC, NSS, CC, KL, SIM, information gain) with the MIT benchmark's definitions
   (:mod:`~psybench.attention.map_metrics`), and the leave-one-observer-out ceiling;
 * :mod:`~psybench.attention.defaults` -- the track's default settings.
-* :mod:`~psybench.attention.api` -- the stages above for one model in one process
-  (``psybench.score(model, "attention")``).
+* :mod:`~psybench.attention.pipeline` -- the chain: each stage's function, as the
+  workflow's scripts call it and ``psybench.score(model, "attention")`` chains it.
 """
 
 from psybench.tracks import Metric

@@ -9,6 +9,20 @@ Submodules (imported on demand, never here, so that importing
 ``psybench.motion.models.motion_energy``, ``psybench.motion.models.v1mt``
     The bio-inspired models (``kind="stream"``).
 
+The two kinds' data and outputs, which each model's docstring refers to:
+
+``pair``
+    ``f(frame0, frame1, ...)``: two consecutive frames, ndarray, shape (H, W), luminance
+    in [0, 1]; returns ``flow``, ndarray, shape (H, W, 2), float32, ``(u, v)``
+    px/frame, ``frame0(x) ~ frame1(x + flow(x))``.
+``stream``
+    ``f(chunks, *, display, ...)``: ``chunks``, an iterable of consecutive frame
+    blocks, ndarray, shape (t, H, W), float32 luminance in [0, 1]; ``display``, the
+    run's :class:`~psybench.motion.display.Display`. Yields per block a dict:
+    ``"flow"``, ndarray, shape (t, H, W, 2), float32 px/frame (RR-7317 eq. 2), and
+    ``"p"`` (if the model returns it), ndarray, shape (t, H, W, V), float32, the
+    population over the model's velocity grid (``function.velocities(display=...)``).
+
 :func:`psybench.motion.responses.run_motion_model` streams a stimulus store
 through any of them; models are looked up through :mod:`psybench.registry`.
 """

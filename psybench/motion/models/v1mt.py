@@ -255,10 +255,9 @@ def tlapale_v1mt(
 
     Parameters
     ----------
-    chunks : iterable of ndarray, shape (t, H, W)
-        Consecutive frame blocks, float32 luminance in [0, 1].
-    display : Display
-        Display mapping (px/deg, ms per frame, background).
+    chunks, display
+        The stream kind's data (:mod:`psybench.motion.models`): frame blocks and the
+        run's display (px/deg, ms per frame, background).
     downsample : int
         Display pixels per model cell (V1 and MT grid).
     match_downsample : int
@@ -318,9 +317,8 @@ def tlapale_v1mt(
     Yields
     ------
     dict
-        ``"flow"``: ndarray, shape (t, H, W, 2), float32 px/frame (RR-7317 eq. 2);
-        ``"p"`` (if ``return_p``): ndarray, shape (t, H, W, V), float32, ``m + r0`` over the
-        velocity grid.
+        The stream kind's ``"flow"`` and, if ``return_p``, ``"p"``
+        (:mod:`psybench.motion.models`): here ``m + r0`` over the velocity grid.
     """
     params = dict(locals())
     del params["chunks"], params["display"]

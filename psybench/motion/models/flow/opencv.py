@@ -129,8 +129,8 @@ def dis(
 
     Parameters
     ----------
-    frame0, frame1 : ndarray, shape (H, W)
-        Consecutive frames, luminance in [0, 1].
+    frame0, frame1
+        The pair kind's frames (:mod:`psybench.motion.models`).
     preset : {"ultrafast", "fast", "medium"}
         OpenCV preset; the knobs below override it when not ``None``.
     finest_scale : int, optional
@@ -152,7 +152,7 @@ def dis(
     Returns
     -------
     flow : ndarray, shape (H, W, 2), float32
-        ``(u, v)`` px/frame, ``frame0(x) ~ frame1(x + flow(x))``.
+        The pair kind's flow (:mod:`psybench.motion.models`).
 
     Notes
     -----

@@ -1,24 +1,31 @@
-"""``psybench.score(model, "attention")``: one saliency model through the attention stages, in-process.
+"""The attention track's chain: each stage's function, named once, for the workflow and for ``psybench.score``.
 
-The stages run in the order of ``rules/attention.smk`` and call the same library
-functions as its scripts, with the same settings from the ``attention`` config
-section, so the rows equal the workflow's rows for that model (Shic & Scassellati
-2007, sec. 4-5):
+``scripts/attention_<stage>.py`` call these names, one per rule of
+``rules/attention.smk``, and :func:`score` calls the same functions in the rules'
+order for one saliency model in one process, with the same settings from the
+``attention`` config section, so its rows equal the workflow's rows for that model
+(Shic & Scassellati 2007, sec. 4-5):
 
-1. stimuli: each movie of the (train, test) pairs rendered or ingested
+1. ``stimuli``: each movie of the (train, test) pairs rendered or ingested
    (:func:`psybench.attention.stimuli.write_movie_store`), or an in-memory movie
    ingested frame by frame (:func:`psybench.attention.ingest.ingest_frames`);
-2. gaze: synthetic observers or recordings resampled to frames
+2. ``gaze``: synthetic observers or recordings resampled to frames
    (:func:`psybench.attention.gaze.write_gaze_table`);
-3. features: the model's base maps (:func:`psybench.attention.responses.write_feature_store`);
-4. Table 1: the random controls' trajectories per training movie
-   (:func:`psybench.attention.table1.run_control_scanpaths`), then per training movie,
-   for each L, the Fisher filters of people and controls trained and tested
-   (:func:`~psybench.attention.table1.run_evaluation_parts`), joined in configured
-   order (:func:`~psybench.attention.table1.gather_evaluation`);
-5. saliency metrics of the untuned and tuned maps with their leave-one-observer-out
-   ceiling (:func:`psybench.attention.metrics.run_metrics`);
-6. score rows (:func:`psybench.attention.score_rows.score_rows`).
+3. ``responses``: the models' base maps of a movie
+   (:func:`psybench.attention.responses.write_feature_stores`);
+4. Table 1: ``controls``, the random controls' trajectories per training movie
+   (:func:`psybench.attention.table1.run_control_scanpaths`), then ``evaluate_part``,
+   per training movie, for each L, the Fisher filters of people and controls trained
+   and tested (:func:`~psybench.attention.table1.run_evaluation_parts`), joined in
+   configured order by ``evaluate`` (:func:`~psybench.attention.table1.gather_evaluation`);
+5. ``metrics_part``: the saliency metrics of the untuned and tuned maps with their
+   leave-one-observer-out ceiling per training movie
+   (:func:`psybench.attention.metrics.run_metrics`), joined by ``metrics``
+   (:func:`~psybench.attention.metrics.gather_metrics`);
+6. ``score_rows`` (:func:`psybench.attention.score_rows.score_rows`).
+
+Each name is loaded on first use (:mod:`psybench._lazy`), so a job imports, and its
+rule's code hash covers (:func:`psybench.provenance.rule_code_hash`), its own stage only.
 
 Every draw is seeded by the config, and none depends on the other models of a run
 (the workflow's job per training movie trains each model row on its own, with the same
@@ -32,17 +39,29 @@ import copy
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+from psybench._lazy import lazy_exports
 
-from psybench.attention import EXPERIMENTS
-from psybench.attention.defaults import EvaluationSettings
-from psybench.attention.models import feature_key, metrics_settings, pair_movies, saliency_models
-from psybench.config import ConfigError
-from psybench.registry import ModelSpec
+if TYPE_CHECKING:
+    import pandas as pd
 
-__all__ = ["score_attention", "attention_model"]
+    from psybench.registry import ModelSpec
+
+#: The stages in the order the rules and :func:`score` run them: name -> ``module:function``.
+STAGES = {
+    "stimuli": "psybench.attention.stimuli:write_movie_store",
+    "gaze": "psybench.attention.gaze.movie_table:write_gaze_table",
+    "responses": "psybench.attention.responses:write_feature_stores",
+    "controls": "psybench.attention.table1:run_control_scanpaths",
+    "evaluate_part": "psybench.attention.table1:run_evaluation_parts",
+    "evaluate": "psybench.attention.table1:gather_evaluation",
+    "metrics_part": "psybench.attention.metrics:run_metrics",
+    "metrics": "psybench.attention.metrics:gather_metrics",
+    "score_rows": "psybench.attention.score_rows:score_rows",
+}
+__all__ = ["STAGES", *STAGES, "score", "attention_model"]
+__getattr__, __dir__ = lazy_exports(__name__, STAGES)
 
 #: ``source`` of the Table 1 rows, as the workflow writes it (relative to the results folder).
 TABLE1_FIGURE = "attention/curves.png"
@@ -55,6 +74,9 @@ def attention_model(entry: Mapping[str, Any], spec: ModelSpec, section: Mapping[
     entry; without one, from the ``attention.models`` entry of the same name (so
     ``score("raw", "attention")`` scores the configured rows of ``raw``), else 1.
     """
+    from psybench.attention.models import saliency_models
+    from psybench.config import ConfigError
+
     L = entry.get("L")
     if L is None:
         L = next((m.get("L") for m in section.get("models") or [] if m.get("name") == spec.name), 1)
@@ -68,6 +90,10 @@ def attention_model(entry: Mapping[str, Any], spec: ModelSpec, section: Mapping[
 
 def _movie_specs(section: Mapping[str, Any], stimuli, gaze, inputs: Path) -> dict[str, dict[str, Any]]:
     """The config entries of the pairs' movies, in-memory gaze written to ``inputs`` as CSV recordings."""
+    import pandas as pd
+
+    from psybench.attention.models import pair_movies
+    from psybench.config import ConfigError
     from psybench.io.tables import write_table
 
     movies = {name: dict(spec or {}) for name, spec in (section.get("movies") or {}).items()}
@@ -107,17 +133,16 @@ def _movie_specs(section: Mapping[str, Any], stimuli, gaze, inputs: Path) -> dic
     return {m: movies[m] for m in names}
 
 
-def _stimulus(movie: str, spec: Mapping[str, Any], stimuli, out: Path, grid: Sequence[int]) -> Path:
+def _stimulus(movie: str, spec: Mapping[str, Any], given_stimuli, out: Path, grid: Sequence[int]) -> Path:
     """The stimulus store of ``movie``: given (a store, a folder of them, frames) or rendered/ingested to ``out``."""
     from psybench.attention.ingest import ingest_frames
-    from psybench.attention.stimuli import write_movie_store
 
-    given = stimuli.get(movie) if isinstance(stimuli, Mapping) else None
-    if stimuli is not None and not isinstance(stimuli, Mapping):
-        path = Path(stimuli) / f"{movie}.zarr"
+    given = given_stimuli.get(movie) if isinstance(given_stimuli, Mapping) else None
+    if given_stimuli is not None and not isinstance(given_stimuli, Mapping):
+        path = Path(given_stimuli) / f"{movie}.zarr"
         if not path.exists():
-            raise FileNotFoundError(f"stimulus store {path} is missing (stimuli={os.fspath(stimuli)!r} must hold "
-                                    f"a store of every movie of attention.pairs)")
+            raise FileNotFoundError(f"stimulus store {path} is missing (stimuli={os.fspath(given_stimuli)!r} must "
+                                    f"hold a store of every movie of attention.pairs)")
         return path
     if isinstance(given, (str, os.PathLike)):
         if not Path(given).exists():
@@ -127,22 +152,24 @@ def _stimulus(movie: str, spec: Mapping[str, Any], stimuli, out: Path, grid: Seq
         frames, info = (given.get("frames"), given) if isinstance(given, Mapping) else (given, {})
         return ingest_frames(frames, out, frames_per_s=info.get("frames_per_s", spec.get("frames_per_s")),
                              grid=tuple(grid), px_per_deg=info.get("px_per_deg", spec.get("px_per_deg")), name=movie)
-    return write_movie_store(movie, spec, out, grid=grid)
+    from psybench.attention import pipeline as stage
+
+    return stage.stimuli(movie, spec, out, grid=grid)
 
 
-def score_attention(
+def score(
     entry: Mapping[str, Any],
     spec: ModelSpec,
     cfg: Mapping[str, Any],
     experiment: str | None,
     work: Path,
     *,
-    stimuli=None,
-    gaze: Mapping[str, Any] | None = None,
+    given_stimuli=None,
+    given_gaze: Mapping[str, Any] | None = None,
     threads: int = 1,
     progress,
 ) -> pd.DataFrame:
-    """Score one saliency model on the attention track; its rows of ``results/aggregate/scores_attention.csv``.
+    """Score one saliency model through :data:`STAGES`; its rows of ``results/aggregate/scores_attention.csv``.
 
     Parameters
     ----------
@@ -157,13 +184,13 @@ def score_attention(
         Only the Table 1 rows, or only the saliency metrics' rows (the other stage is skipped).
     work : Path
         Where the stores and tables are written.
-    stimuli : path or mapping, optional
+    given_stimuli : path or mapping, optional
         A folder of stimulus stores (a run's ``results/attention/stimuli``), or per
         movie a store path, an array of frames, shape (T, H, W) or (T, H, W, 3)
         (frame rate from ``attention.movies.<movie>.frames_per_s``), or a mapping
         ``{"frames": array, "frames_per_s": fps, "px_per_deg": ppd}``. Movies not in
         the config are added (name them in ``attention.pairs``).
-    gaze : mapping, optional
+    given_gaze : mapping, optional
         Per movie, recordings replacing its configured gaze: a file or list of files
         (read with its ``gaze_format``), or a DataFrame of raw samples with columns
         ``subject, t`` (ms from movie onset), ``x, y`` (movie pixels) and optional ``valid``.
@@ -179,40 +206,39 @@ def score_attention(
         (model = the model's name, metric ``median_rp_<group>``) and the metrics rows
         (model ``"<name> L=<L> untuned|tuned"``), experiment ``<train>_on_<test>``.
     """
-    from psybench.attention.gaze import write_gaze_table
-    from psybench.attention.metrics import run_metrics
-    from psybench.attention.responses import write_feature_store
-    from psybench.attention.score_rows import score_rows
-    from psybench.attention.table1 import gather_evaluation, run_control_scanpaths, run_evaluation_parts
+    from psybench.attention import EXPERIMENTS
+    from psybench.attention import pipeline as stage
+    from psybench.attention.defaults import EvaluationSettings
+    from psybench.attention.models import feature_key, metrics_settings
 
     if experiment is not None and experiment not in EXPERIMENTS:
         raise ValueError(f"unknown attention experiment {experiment!r}; known: {list(EXPERIMENTS)}")
     section = copy.deepcopy(dict(cfg["attention"]))
     model = attention_model(entry, spec, section)
-    specs = _movie_specs(section, stimuli, gaze, work / "inputs")
+    specs = _movie_specs(section, given_stimuli, given_gaze, work / "inputs")
     pairs = [tuple(p) for p in section["pairs"]]
     trains = list(dict.fromkeys(tr for tr, _te in pairs))
     ev = EvaluationSettings.from_config(section["evaluation"])
-    table1, metrics = experiment in (None, "table1"), experiment in (None, "saliency_metrics")
-    progress.start(total=3 * len(specs) + table1 * (len(trains) * 2 + 1) + metrics + 1)
+    with_table1, with_metrics = experiment in (None, "table1"), experiment in (None, "saliency_metrics")
+    progress.start(total=3 * len(specs) + with_table1 * (len(trains) * 2 + 1) + with_metrics * (len(trains) + 1) + 1)
     key = feature_key(spec)
     features, tables = {}, {}
     for movie, movie_spec in specs.items():
-        store = _stimulus(movie, movie_spec, stimuli, work / "stimuli" / f"{movie}.zarr", section["grid"])
+        store = _stimulus(movie, movie_spec, given_stimuli, work / "stimuli" / f"{movie}.zarr", section["grid"])
         progress.step(f"stimulus {movie}")
         tables[movie] = work / "gaze" / f"{movie}.csv"
-        write_gaze_table(movie, movie_spec, store, tables[movie])
+        stage.gaze(movie, movie_spec, store, tables[movie])
         progress.step(f"gaze {movie}")
-        features[movie] = work / "features" / key / f"{movie}.zarr"
-        write_feature_store(store, features[movie], model=spec, chunk_frames=section["chunk_frames"],
-                            lags_ms=section["lags_ms"], num_workers=threads)
+        features[movie] = work / "responses" / key / f"{movie}.zarr"
+        stage.responses(store, [{"out": features[movie], "model": spec}], chunk_frames=section["chunk_frames"],
+                        lags_ms=section["lags_ms"], num_workers=threads)
         progress.step(f"{spec.name} features on {movie}")
     files = {}
-    if table1:
+    if with_table1:
         parts = []
         for tr in trains:
             scanpaths = work / "controls" / f"{tr}.csv"
-            run_control_scanpaths(tr, features[tr], tables[tr], out=scanpaths, evaluation=ev)  # the rule's next job
+            stage.controls(tr, features[tr], tables[tr], out=scanpaths, evaluation=ev)
             scanpaths = scanpaths.with_suffix(".parquet")  # reads the Parquet sibling, as rules/attention.smk does
             progress.step(f"control scanpaths of {tr}")
             movies = list(dict.fromkeys([tr, *(te for t, te in pairs if t == tr)]))
@@ -221,19 +247,24 @@ def score_attention(
                 base = work / "evaluate" / model.name / f"L{row['L']}" / tr
                 rows.append({**row, "train": tr, "table": base / "table.csv", "curves": base / "curves.csv"})
             # every row of the training movie in one call, as the rule's job does
-            run_evaluation_parts({model.name: {m: features[m] for m in movies}}, tables, scanpaths=scanpaths,
-                                 parts=rows, train=tr, pairs=pairs, lags_ms=section["lags_ms"], evaluation=ev)
+            stage.evaluate_part({model.name: {m: features[m] for m in movies}}, tables, scanpaths=scanpaths,
+                                parts=rows, train=tr, pairs=pairs, lags_ms=section["lags_ms"], evaluation=ev)
             parts.extend(rows)
             progress.step(f"Table 1 of {model.name} trained on {tr}")
         files["table1"] = work / "attention" / "table1.csv"
-        gather_evaluation(parts, models=model.rows(), pairs=pairs, table_path=files["table1"],
-                          curves_path=work / "attention" / "curves.csv", figure_path=work / TABLE1_FIGURE)
+        stage.evaluate(parts, models=model.rows(), pairs=pairs, table_path=files["table1"],
+                       curves_path=work / "attention" / "curves.csv", figure_path=work / TABLE1_FIGURE)
         progress.step("Table 1")
-    if metrics:
+    if with_metrics:
+        metric_parts = {}
+        for tr in trains:  # one part per training movie, as the rule's jobs do
+            metric_parts[tr] = work / "metrics" / f"{tr}.csv"
+            stage.metrics_part({m: {model.name: features[m]} for m in specs}, tables, models=model.rows(),
+                               pairs=pairs, out=metric_parts[tr], train=tr, **metrics_settings(section))
+            progress.step(f"saliency metrics trained on {tr}")
         files["metrics"] = work / "attention" / "metrics.csv"
-        run_metrics({m: {model.name: features[m]} for m in specs}, tables, models=model.rows(), pairs=pairs,
-                    out=files["metrics"], **metrics_settings(section))
+        stage.metrics(metric_parts, models=model.rows(), pairs=pairs, out=files["metrics"])
         progress.step("saliency metrics")
-    rows = score_rows(**files, table1_figure=TABLE1_FIGURE if table1 else None, results_root=work)
+    rows = stage.score_rows(**files, table1_figure=TABLE1_FIGURE if with_table1 else None, results_root=work)
     progress.step("score rows")
     return rows.reset_index(drop=True)
