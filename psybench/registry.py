@@ -106,18 +106,11 @@ _BUILTIN_MODULES = {
         "psybench.motion.models.raft",  # RAFT (torch imported only when a job builds it)
     ),
     # attention: saliency feature families, CNN features and map-output models
-    "attention": (
-        "psybench.attention.families",
-        "psybench.attention.itti",
-        "psybench.attention.deep_models",
-    ),
+    "attention": ("psybench.attention.families", "psybench.attention.itti", "psybench.attention.deep_models",
+                  "psybench.attention.map_models"),
     # intphys: plausibility models
-    "intphys": (
-        "psybench.intphys.models.controls",
-        "psybench.intphys.models.flow",
-        "psybench.intphys.models.nextframe",
-        "psybench.intphys.models.tracking",
-    ),
+    "intphys": ("psybench.intphys.models.controls", "psybench.intphys.models.flow", "psybench.intphys.models.nextframe",
+                "psybench.intphys.models.tracking"),
 }
 
 

@@ -19,11 +19,9 @@ from psybench.attention.deep_models import (  # noqa: E402
     CNNFeatures,
     area_resize,
     area_weights,
-    centre_bias,
-    maps_to_grid,
-    untuned_map_scores,
 )
 from psybench.attention.evaluate import rank_percentiles  # noqa: E402
+from psybench.attention.map_models import centre_bias, maps_to_grid, untuned_map_scores  # noqa: E402
 from psybench.attention.metrics import centre_baseline, score_frames  # noqa: E402
 
 
@@ -396,7 +394,7 @@ def test_map_model_scores_on_a_movie_equal_the_metrics_on_its_lagged_maps(tmp_pa
     and the ceiling computed here on its own maps of the frames 100 ms before each test frame."""
     import pandas as pd
 
-    from psybench.attention.deep_models import map_model_scores
+    from psybench.attention.map_models import map_model_scores
     from psybench.attention.metrics import loo_ceiling
     from psybench.attention.stimuli import ingest_movie
     from psybench.registry import resolve_model

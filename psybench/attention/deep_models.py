@@ -1,4 +1,4 @@
-"""Deep attention models: CNN feature families and untuned map-output models.
+"""Deep attention models: CNN feature families (the map-output kind: :mod:`psybench.attention.map_models`).
 
 Two ways a network enters the attention track, both fed the RGB movie frames
 (``uint8``, shape (B, H, W, 3)) rather than the grey model grid:
@@ -19,8 +19,8 @@ Two ways a network enters the attention track, both fed the RGB movie frames
   area-resized to the grid (a log-density as its density, so that the mass
   of each cell is kept) and scored without any tuning by the MIT metrics
   (:func:`psybench.attention.metrics.score_frames`) and by the paper's rank
-  percentile (sec. 5.2) of every observer's gaze (:func:`untuned_map_scores`).
-  :func:`centre_bias` is the built-in: the Gaussian centre prior that every
+  percentile (sec. 5.2) of every observer's gaze (:func:`psybench.attention.map_models.untuned_map_scores`).
+  :func:`psybench.attention.map_models.centre_bias` is the built-in: the Gaussian centre prior that every
   saliency benchmark reports as its baseline (Judd et al. 2009, sec. 4).
 
 Area pooling: output cell ``[i s, (i + 1) s)`` with ``s = n_in / n_out`` (per axis)
@@ -46,17 +46,12 @@ __all__ = [
     "ARCHITECTURES",
     "IMAGENET_MEAN",
     "IMAGENET_STD",
-    "MAP_OUTPUTS",
     "area_weights",
     "area_resize",
     "CNNFeatures",
     "build_cnn_features",
-    "centre_bias",
-    "maps_to_grid",
-    "untuned_map_scores",
     "rgb_batches",
     "write_rgb_feature_store",
-    "map_model_scores",
 ]
 
 #: The torchvision classification networks a CNN feature family may use.
@@ -64,8 +59,6 @@ ARCHITECTURES = ("resnet18", "resnet34", "resnet50", "vgg11", "vgg16")
 #: ImageNet channel mean and SD of torchvision's classification weights (its ``transforms`` document them).
 IMAGENET_MEAN = (0.485, 0.456, 0.406)
 IMAGENET_STD = (0.229, 0.224, 0.225)
-#: What a map-output model's ``output`` parameter may say.
-MAP_OUTPUTS = ("saliency", "log_density")
 
 
 def area_weights(n_in: int, n_out: int) -> np.ndarray:
@@ -198,92 +191,6 @@ def build_cnn_features(*, weights: str | None = None, device: Any = "cpu", arch:
     return CNNFeatures(arch=arch, layers=layers, resolution=resolution, weights=weights, device=device, seed=seed)
 
 
-@register("centre_bias", track="attention", kind="map", reference="Judd et al. 2009, sec. 4 (centre prior)",
-          bounds={"sigma_frac": (0, None)})
-def centre_bias(frames: np.ndarray, *, sigma_frac: float = 0.25, output: str = "log_density") -> np.ndarray:
-    """Centre-bias log-density, the same map for every frame, shape (B, H, W) float32.
-
-    An isotropic Gaussian centred on the frame, SD ``sigma_frac`` x its larger side
-    (:func:`psybench.attention.metrics.centre_baseline`, normalised to sum 1), as a
-    log-density: the centre prior that saliency benchmarks report as a baseline
-    (Judd et al. 2009, sec. 4). ``output`` says how psybench reads the maps
-    (:func:`maps_to_grid`); this model gives a log-density only.
-    """
-    from psybench.attention.metrics import centre_baseline
-
-    f = np.asarray(frames)
-    if f.ndim != 4:
-        raise ValueError(f"centre_bias: frames must be (B, H, W, 3), got {f.shape}")
-    if not sigma_frac > 0:
-        raise ValueError(f"centre_bias: sigma_frac must be > 0, got {sigma_frac!r}")
-    if output != "log_density":
-        raise ValueError(f"centre_bias: output must be 'log_density' (its maps are log-densities), got {output!r}")
-    log_p = np.log(centre_baseline(f.shape[1:3], sigma_frac=sigma_frac)).astype(np.float32)
-    return np.broadcast_to(log_p, (f.shape[0], *log_p.shape)).copy()
-
-
-def maps_to_grid(maps: np.ndarray, grid_shape: Sequence[int], *, output: str = "saliency") -> np.ndarray:
-    """A map model's maps (T, h, w) on the model grid (T, H, W), float64.
-
-    ``output="saliency"``: area-resized as they are. ``output="log_density"``: the
-    density ``exp(log p)`` (normalised per frame) is area-resized and normalised
-    again, so that each grid cell holds the probability mass it covers.
-    """
-    if output not in MAP_OUTPUTS:
-        raise ValueError(f"map output must be one of {list(MAP_OUTPUTS)}, got {output!r}")
-    m = np.asarray(maps, np.float64)
-    if m.ndim != 3:
-        raise ValueError(f"maps must have shape (T, h, w), got {m.shape}")
-    if output == "log_density":
-        m = np.exp(m - m.max(axis=(1, 2), keepdims=True))
-        m /= m.sum(axis=(1, 2), keepdims=True)
-    g = area_resize(m, grid_shape).astype(np.float64)
-    if output == "log_density":
-        g /= g.sum(axis=(1, 2), keepdims=True)
-    return g
-
-
-def untuned_map_scores(maps: np.ndarray, observer_counts: np.ndarray, *, ties: str = "mid",
-                       **score_kwargs) -> dict[str, float]:
-    """Scores of an untuned map model on one movie's frames: the MIT metrics and the rank percentile.
-
-    Parameters
-    ----------
-    maps : ndarray, shape (T, H, W)
-        The model's maps on the grid (:func:`maps_to_grid`).
-    observer_counts : ndarray, shape (N, T, H, W)
-        Per-observer fixation counts on the same frames
-        (:func:`psybench.attention.metrics.observer_counts`).
-    ties, **score_kwargs
-        Of :func:`psybench.attention.evaluate.rank_percentiles` and
-        :func:`psybench.attention.metrics.score_frames`.
-
-    Returns
-    -------
-    dict: every MIT metric (mean over frames with fixations) and ``rank_percentile``:
-    each observer's median rank percentile (%) of the gazed cell over the frames
-    it fixates (sec. 5.2, the paper's tie rule as configured), mean over observers --
-    the statistic of the ``n ma`` group, here with the map in place of a tuned filter.
-    """
-    from psybench.attention.evaluate import rank_percentiles
-    from psybench.attention.metrics import score_frames
-
-    maps = np.asarray(maps, np.float64)
-    oc = np.asarray(observer_counts)
-    if oc.ndim != 4 or oc.shape[1:] != maps.shape:
-        raise ValueError(f"observer counts {oc.shape} must be (N, *maps.shape) with maps {maps.shape}")
-    scores = score_frames(maps, oc.sum(0), **score_kwargs)
-    meds = []
-    for o in range(oc.shape[0]):
-        t_ok = oc[o].sum((1, 2)) > 0
-        if t_ok.any():
-            cells = oc[o][t_ok].reshape(int(t_ok.sum()), -1).argmax(1)
-            R = rank_percentiles(maps[t_ok].reshape(int(t_ok.sum()), -1), cells, ties=ties)
-            meds.append(float(np.median(R)) * 100)
-    scores["rank_percentile"] = float(np.mean(meds)) if meds else float("nan")
-    return scores
-
-
 def rgb_batches(stimulus: str | os.PathLike, *, movie_file: str | os.PathLike | None = None,
                 batch_size: int = 8) -> Iterator[np.ndarray]:
     """The RGB frames of a stimulus store's movie, uint8 batches (b, H, W, 3), b <= ``batch_size``.
@@ -408,66 +315,3 @@ def write_rgb_feature_store(
     spec = StreamSpec(shape=(T, gh, gw, K), dtype=np.float32, dims=("t", "y", "x", "channel"),
                       attrs={"channels": names})
     return write_store_stream(out, {"maps": spec}, blocks(), attrs, coords=grid_coords(attrs, T))
-
-
-def map_model_scores(
-    model: Any,
-    stimulus: str | os.PathLike,
-    gaze_table: Any,
-    *,
-    movie_file: str | os.PathLike | None = None,
-    same_movie: bool = False,
-    lags_ms: Sequence[float] | None = None,
-    threads: int = 1,
-    density_sigma: float | None = None,
-    n_splits: int | None = None,
-    seed: int | None = None,
-) -> dict[str, dict[str, float]]:
-    """A map-output model scored untuned on one test movie, with the leave-one-observer-out ceiling.
-
-    The model (a resolved spec, its description or config entry, kind ``map``) is built
-    once (:func:`psybench.deep.built`), run on the movie's RGB frames in batches of its
-    ``batch_size`` (:func:`rgb_batches`), put on the grid (:func:`maps_to_grid`, its
-    ``output`` parameter, default "saliency") and scored on the test frames of
-    :func:`psybench.attention.tuning.test_frames` (the odd frames when the movie also
-    trained the other models, ``same_movie``), frame t by the map of the frame shown
-    ``lags_ms[0]`` before it, as the metrics' untuned feature maps are.
-
-    Returns
-    -------
-    ``{"scores": untuned_map_scores(...), "ceiling": loo_ceiling(...)}``.
-    """
-    from psybench.attention.defaults import DENSITY_SIGMA, LAGS_MS, N_SPLITS, SEED
-    from psybench.attention.metrics import loo_ceiling, observer_counts
-    from psybench.attention.movies import MovieData
-    from psybench.attention.stimuli import read_stimulus
-    from psybench.attention.tuning import lag_frames, test_frames
-    from psybench.deep import built
-    from psybench.handoff import as_model
-    from psybench.io.tables import read_table
-
-    spec = as_model(model, track="attention")
-    if spec.kind != "map":
-        raise ModelError(f"model {spec.name!r} is of kind {spec.kind!r}, not 'map'")
-    output = spec.params.get("output", "saliency")
-    stim = read_stimulus(stimulus)
-    gw, gh = (int(g) for g in stim.attrs["grid"])
-    with built(spec, threads=threads) as (net, _device):
-        raw = []
-        for batch in rgb_batches(stimulus, movie_file=movie_file, batch_size=spec.batch_size):
-            m = np.asarray(net(batch))
-            if m.shape[:1] != (len(batch),) or m.ndim != 3:
-                raise ModelError(f"model {spec.name!r}: maps of a batch of {len(batch)} frames must be (b, h, w), "
-                                 f"got {m.shape}")
-            raw.append(area_resize(m, (gh, gw)) if output == "saliency" else maps_to_grid(m, (gh, gw), output=output))
-    grid = np.concatenate(raw).astype(np.float64)
-    gaze = gaze_table if not isinstance(gaze_table, (str, os.PathLike)) else read_table(gaze_table)
-    movie = MovieData(name=Path(stimulus).stem, maps=grid[..., None], frames_per_s=float(stim.attrs["frames_per_s"]),
-                      source_size=tuple(stim.attrs["source_size"]), gaze=gaze)
-    lags = lag_frames(LAGS_MS if lags_ms is None else lags_ms, movie.frames_per_s)
-    frames = test_frames(len(grid), lags, same_movie=same_movie)
-    oc = observer_counts(movie, frames)
-    settings = {"density_sigma": DENSITY_SIGMA if density_sigma is None else density_sigma,
-                "n_splits": N_SPLITS if n_splits is None else n_splits, "seed": SEED if seed is None else seed}
-    return {"scores": untuned_map_scores(grid[frames - lags[0]], oc, **settings),
-            "ceiling": loo_ceiling(oc, **settings)}

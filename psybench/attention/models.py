@@ -94,7 +94,7 @@ def saliency_models(config: Mapping[str, Any], specs: Mapping[str, ModelSpec] | 
         if specs[entry["name"]].kind == "map":
             raise ConfigError(f"{where}: model {entry['name']!r} is of kind 'map'; the workflow tunes feature "
                               "families (kinds saliency, features) only: score a map-output model with "
-                              "psybench.attention.deep_models.untuned_map_scores")
+                              "psybench.attention.map_models.untuned_map_scores")
         L = entry.get("L")
         values = L if isinstance(L, list) else [L]
         if not values or any(isinstance(v, bool) or not isinstance(v, int) or v < 1 or v % 2 == 0 for v in values):
