@@ -35,8 +35,9 @@ def describe_model(spec: ModelSpec) -> dict[str, Any]:
     A deep model (:mod:`psybench.deep`) adds ``factory: true`` (a builder), its
     ``weights`` path and the file's ``weights_digest`` (a checkpoint rewritten at the
     same path changes the description, so exactly that model's jobs rerun), its
-    ``device``, and the ``batch_size`` of any batched model; other models' descriptions
-    have none of these keys.
+    ``device``, and the ``batch_size`` of any batched model; an IntPhys stream model
+    fitted on the train split adds ``train: true``. Other models' descriptions have none
+    of these keys.
     """
     out: dict[str, Any] = {
         "name": spec.name,
@@ -59,6 +60,8 @@ def describe_model(spec: ModelSpec) -> dict[str, Any]:
         out["device"] = spec.device
     if spec.deep:
         out["batch_size"] = spec.batch_size
+    if spec.train:
+        out["train"] = True
     return out
 
 
@@ -97,7 +100,7 @@ def model_from_description(description: Mapping[str, Any]) -> ModelSpec:
         entry["kind"] = description["kind"]
         if description.get("factory"):
             entry["factory"] = True
-    for key in ("weights", "device", "batch_size", "resources"):
+    for key in ("weights", "device", "batch_size", "resources", "train"):
         if description.get(key) is not None:
             entry[key] = description[key]
     spec = resolve_model(entry, track=_track_of_kind(description["kind"], description.get("track")))

@@ -56,12 +56,13 @@ def resources_problem(resources: Any) -> str | None:
 
 
 def deep_entry_keys(
-    entry: Mapping[str, Any], *, factory: bool, deep: bool, algorithm: str, kind: str
+    entry: Mapping[str, Any], *, factory: bool, deep: bool, algorithm: str, kind: str, track: str = ""
 ) -> dict[str, Any]:
-    """The checked ``weights``, ``device``, ``batch_size`` and ``resources`` of a model entry.
+    """The checked ``weights``, ``device``, ``batch_size``, ``resources`` and ``train`` of a model entry.
 
     ``weights`` and ``device`` belong to factories (``factory``), ``batch_size`` to
-    deep models (``deep``: factories and batched kinds), ``resources`` to any model.
+    deep models (``deep``: factories and batched kinds), ``resources`` to any model,
+    ``train`` (fit on the train split before scoring) to IntPhys ``"stream"`` models.
     Keys the entry leaves out are left out, but a deep model always gets a batch size.
     Raises ValueError naming the key (the registry adds the model's name).
     """
@@ -99,4 +100,13 @@ def deep_entry_keys(
         if (problem := resources_problem(resources)) is not None:
             raise ValueError(f"{problem}")
         out["resources"] = dict(resources)
+    train = entry.get("train")
+    if train is not None:
+        if not isinstance(train, bool):
+            raise ValueError(f"'train' must be true or false, got {train!r}")
+        if train and (track, kind) != ("intphys", "stream"):
+            raise ValueError(f"'train' applies to an intphys 'stream' model (fitted on the train split), "
+                             f"not a {track or 'this'} {kind!r} model")
+        if train:
+            out["train"] = True
     return out

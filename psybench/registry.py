@@ -153,6 +153,8 @@ class ModelSpec:
     device: str = "cpu"
     batch_size: int | None = None
     resources: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    # an IntPhys stream model fitted (``fit(movies)``) on the train split before scoring
+    train: bool = False
 
     @property
     def deep(self) -> bool:
@@ -408,7 +410,8 @@ def resolve_model(entry: Mapping[str, Any], *, track: str | None = None) -> Mode
         raise ModelError(f"model {name!r}: 'factory' belongs to a 'callable' entry (a built-in algorithm "
                          "is registered as a factory or not)")
     try:
-        keys = deep_entry_keys(entry, factory=algo.factory, deep=deep, algorithm=algo.name, kind=algo.kind)
+        keys = deep_entry_keys(entry, factory=algo.factory, deep=deep, algorithm=algo.name, kind=algo.kind,
+                               track=algo.track)
     except ValueError as exc:
         raise ModelError(f"model {name!r}: {exc}") from None
     return ModelSpec(name=name, algorithm=algo, params=merged, **keys)

@@ -102,6 +102,11 @@ def get_intphys_train_stores(wildcards):
     return expand("results/intphys/stores/{split}/shard_{shard}.zarr", split=split, shard=intphys_shards(split))
 
 
+def get_intphys_train_tables(wildcards):
+    split = INTPHYS["train_split"]
+    return expand("results/intphys/stores/{split}/shard_{shard}.csv", split=split, shard=intphys_shards(split))
+
+
 def get_intphys_model_description(wildcards):
     """The model's description (psybench.handoff.describe_model), rebuilt by the job."""
     return describe_model(INTPHYS_MODELS[wildcards.model])
@@ -127,7 +132,7 @@ def get_intphys_model_code(wildcards):
 
 
 def get_intphys_responses_input(wildcards):
-    """Every shard store and metadata table of the evaluation split (one job per model), weights if trained."""
+    """Every shard store and table of the eval split (one job per model); weights or train split if trained."""
     split = INTPHYS["eval_split"]
     inputs = {
         "stores": expand("results/intphys/stores/{split}/shard_{shard}.zarr", split=split, shard=intphys_shards(split)),
@@ -136,6 +141,9 @@ def get_intphys_responses_input(wildcards):
     spec = INTPHYS_MODELS[wildcards.model]
     if spec.algorithm.source == "builtin" and spec.algorithm.name in TRAINED_ALGORITHMS:
         inputs["weights"] = "results/intphys/train/nextframe.npz"
+    if spec.train:  # a stream model fitted on the train split (possible movies only) first
+        inputs["train_stores"] = get_intphys_train_stores(wildcards)
+        inputs["train_tables"] = get_intphys_train_tables(wildcards)
     return inputs
 
 

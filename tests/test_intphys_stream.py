@@ -219,3 +219,21 @@ def test_a_stream_model_that_fails_is_named_with_its_shard(shard, tmp_path):
 
 def negative(movie):
     return -1.0
+
+
+def test_train_key_belongs_to_intphys_stream_models_and_is_described_only_when_set():
+    from psybench.handoff import describe_model, model_from_description
+    from psybench.registry import ModelError, resolve_model
+    entry = {"name": "mean", "callable": f"{__name__}:build_mean", "kind": "stream", "factory": True}
+    plain = describe_model(resolve_model(entry, track="intphys"))
+    assert "train" not in plain
+    assert describe_model(resolve_model({**entry, "train": False}, track="intphys")) == plain
+    trained = describe_model(resolve_model({**entry, "train": True}, track="intphys"))
+    assert trained == {**plain, "train": True}
+    assert model_from_description(trained).train and not model_from_description(plain).train
+    with pytest.raises(ModelError, match=r"model 'c'.*'train' applies to an intphys 'stream' model"):
+        resolve_model({"name": "c", "algorithm": "constant", "train": True}, track="intphys")
+    with pytest.raises(ModelError, match=r"'train' applies"):
+        resolve_model({"name": "f", "algorithm": "farneback", "train": True}, track="motion")
+    with pytest.raises(ModelError, match=r"'train' must be true or false"):
+        resolve_model({**entry, "train": "yes"}, track="intphys")

@@ -232,3 +232,79 @@ def test_user_encoder_surprise_runs_end_to_end_and_reruns_on_new_weights(harness
     harness.write_config(tmp_path, {"tracks": ["intphys"], "intphys": cfg})
     r = harness.run(tmp_path, "--cores", "2", "all", "-n", check=False, timeout=600)
     assert r.returncode != 0 and "intphys.models[0].params.encoder" in r.stdout + r.stderr
+
+
+# A user's stream model trained on the train split: fit(movies) records what it saw; its
+# surprise is the distance of a movie's mean luminance from the train movies' mean.
+TRAINED_MODULE = """
+import json
+from pathlib import Path
+
+import numpy as np
+
+
+class MeanLuminance:
+    def __init__(self):
+        self.mean = 0.0
+
+    def fit(self, movies):
+        seen = [(m.movie, sorted(a for a in dir(m) if not a.startswith("_")),
+                 sorted(a for a in dir(next(iter(m))) if not a.startswith("_"))) for m in movies]
+        frames = [f.scene.astype(np.float64) for m in movies for f in m]
+        self.mean = float(np.mean(np.concatenate(frames)))
+        Path("fit.json").write_text(json.dumps({"movies": [s[0] for s in seen], "stream": seen[0][1],
+                                                "batch": seen[0][2], "mean": self.mean}))
+
+    def __call__(self, movie):
+        frames = np.concatenate([f.scene.astype(np.float64) for f in movie])
+        return abs(float(frames.mean()) - self.mean) / 255
+
+
+def build(*, weights, device):
+    return MeanLuminance()
+"""
+
+
+def test_a_trained_stream_model_fits_on_the_train_split_only(harness, tmp_path):
+    import numpy as np
+
+    from psybench.intphys.models import observe
+
+    cfg = _config(
+        generator={"seed": 0, "blocks": ["O1"], "per_condition": 1, "n_train": 6, "height": 32, "width": 32,
+                   "n_frames": 8, "status_variant": "v1", "depth_encoding": "8bit"},
+        shard_size=40, n_boot=0, external_answers={},
+        models=[{"name": "trained", "callable": "physics_trained:build", "kind": "stream", "factory": True,
+                 "train": True},
+                {"name": "constant", "algorithm": "constant"}],
+    )
+    _workdir(harness, tmp_path, cfg, **{"physics_trained.py": TRAINED_MODULE})
+    r = _snakemake(harness, tmp_path)
+    assert r.returncode == 0, r.stderr[-3000:]
+    fit = json.loads((tmp_path / "fit.json").read_text())
+    stores = tmp_path / "results/intphys/stores"
+    train_tables = sorted((stores / "train").glob("shard_*.csv"))
+    assert len(train_tables) == 1  # 6 train movies in shards of 40
+    train_ids = [m for t in train_tables for m in pd.read_csv(t, dtype={"movie": str})["movie"]]
+    assert fit["movies"] == train_ids and len(train_ids) == 6
+    # nothing about the condition or the label is reachable from a movie or a batch
+    for names in (fit["stream"], fit["batch"]):
+        assert not {"possible", "label", "block", "condition", "visibility", "path", "store"} & set(names), names
+    # the oracle: the train movies' mean luminance, recomputed from the ingest stores
+    train = [np.asarray(observe(s, t).scene, dtype=np.float64) for s, t in
+             zip(sorted((stores / "train").glob("shard_*.zarr")), train_tables)]
+    mean = float(np.mean(np.concatenate([s.reshape(-1) for s in train])))
+    np.testing.assert_allclose(fit["mean"], mean, rtol=1e-9)
+    for table in sorted((stores / "dev").glob("shard_*.csv")):
+        scene = np.asarray(observe(table.with_suffix(".zarr"), table).scene, dtype=np.float64)
+        p = pd.read_csv(tmp_path / "results/intphys/responses/trained" / table.name)
+        expected = np.exp(-np.abs(scene.reshape(len(scene), -1).mean(1) - mean) / 255)
+        np.testing.assert_allclose(p["p"], expected, rtol=1e-6)
+    # new train stores replan the trained model's responses, not the other model's
+    for store in (stores / "train").glob("shard_*.zarr"):
+        for path in [store, *store.rglob("*")]:
+            path.touch()
+    r = harness.run(tmp_path, "--cores", "2", "intphys_all", "-n", "--quiet", "rules", check=False, timeout=600)
+    out = r.stdout + r.stderr
+    counts = {m.group(1): int(m.group(2)) for m in re.finditer(r"^(intphys_\w+)\s+(\d+)$", out, re.M)}
+    assert counts.get("intphys_responses") == 1 and counts.get("intphys_scores") == 1, out[-3000:]
