@@ -35,7 +35,12 @@ SCORE_ALGORITHMS = {
     for m in config[t]["models"]
 }
 SCORE_SETTINGS = setting_names(
-    [{"L": int(L)} for m in config["attention"]["models"] for L in (m["L"] if isinstance(m["L"], list) else [m["L"]])]
+    [
+        {"L": int(L)}
+        for m in config["attention"]["models"]
+        # a map-output model has no L: its rows are scored untuned
+        for L in (m.get("L", []) if isinstance(m.get("L", []), list) else [m["L"]])
+    ]
     if "attention" in config["tracks"]
     else []
 )

@@ -12,6 +12,7 @@ include: "attention_common.smk"
 wildcard_constraints:
     attention_movie="[A-Za-z0-9_-]+",
     attention_train="[A-Za-z0-9_-]+",
+    attention_map="[A-Za-z0-9_.-]+",
 
 
 rule attention_stimuli:
@@ -210,9 +211,40 @@ if ATTENTION_ON:
             "../scripts/attention_metrics_part.py"
 
 
+# One job per map-output model and test movie: the model built once, run on the movie's RGB frames,
+# scored untuned on every pair that tests on the movie.
+rule attention_map_scores:
+    input:
+        stimulus="results/attention/stimuli/{attention_movie}.zarr",
+        movie=get_attention_movie_file,
+        gaze="results/attention/gaze/{attention_movie}.csv",
+    output:
+        table="results/attention/maps/{attention_map}/{attention_movie}.csv",
+        parquet="results/attention/maps/{attention_map}/{attention_movie}.parquet",
+    log:
+        "logs/attention/maps/{attention_map}/{attention_movie}.log",
+    benchmark:
+        "logs/benchmarks/attention_map_scores/{attention_map}/{attention_movie}.tsv"
+    conda:
+        "../envs/psybench.yaml"
+    threads: get_attention_map_threads
+    resources:
+        mem_mb=get_attention_map_resource("mem_mb", 1000),
+        runtime=get_attention_map_resource("runtime", 30),
+        gpu=get_attention_map_resource("gpu", 0),
+    params:
+        model=get_attention_map_model,
+        trains=get_attention_map_trains,
+        settings=get_attention_metrics_settings(),
+        code_hash=get_attention_map_code_hash,
+    script:
+        "../scripts/attention_map_scores.py"
+
+
 rule attention_metrics:
     input:
         parts=list(get_attention_metrics_parts().values()),
+        maps=get_attention_map_tables(),
     output:
         table="results/attention/metrics.csv",
         parquet="results/attention/metrics.parquet",
@@ -226,6 +258,7 @@ rule attention_metrics:
         parts=get_attention_metrics_parts(),
         models=get_attention_rows(),
         pairs=ATTENTION["pairs"],
+        maps=get_attention_map_tables(),
         code_hash=get_code_hash("attention_metrics.py"),
     script:
         "../scripts/attention_metrics.py"

@@ -3,7 +3,7 @@
 # defaults in rules/common.smk).
 import dataclasses
 
-from psybench.attention.models import metrics_settings, pair_movies, saliency_models
+from psybench.attention.models import map_models_of, metrics_settings, pair_movies, saliency_models
 from psybench.handoff import describe_model, job_resource, job_threads
 
 # input and params functions
@@ -11,6 +11,8 @@ ATTENTION = config["attention"]
 ATTENTION_ON = "attention" in config["tracks"]
 # Resolved once, while the Snakefile is parsed: a bad model entry fails before any job.
 ATTENTION_MODELS = saliency_models(config, MODELS["attention"]) if ATTENTION_ON else []
+# Map-output models (kind "map"): scored untuned on each pair's test movie, one job per model and test movie.
+ATTENTION_MAP_MODELS = {m.name: m for m in map_models_of(config, MODELS["attention"])} if ATTENTION_ON else {}
 ATTENTION_MOVIES = pair_movies(ATTENTION) if ATTENTION_ON else []
 # One feature store per (family, parameters), shared by every model that uses it.
 ATTENTION_FEATURES = {m.features: m for m in ATTENTION_MODELS}
@@ -178,3 +180,53 @@ def get_attention_metrics_parts():
 def get_attention_scanpath_features(wildcards):
     """One feature store of a training movie: its frame count, rate and gaze frame size."""
     return f"results/attention/responses/{ATTENTION_MODELS[0].features}/{wildcards.attention_movie}.zarr"
+
+
+def get_attention_map_tests():
+    """The test movies of the (train, test) pairs, in the order of the pairs."""
+    return list(dict.fromkeys(te for _tr, te in ATTENTION["pairs"])) if ATTENTION_ON else []
+
+
+def get_attention_map_tables(wildcards=None):
+    """The map models' metrics rows, one table per map model and test movie (none without map models)."""
+    return [
+        f"results/attention/maps/{name}/{te}.csv" for name in ATTENTION_MAP_MODELS for te in get_attention_map_tests()
+    ]
+
+
+def get_attention_map_spec(wildcards):
+    """The map model of a rule's wildcards."""
+    try:
+        return ATTENTION_MAP_MODELS[wildcards.attention_map]
+    except KeyError:
+        raise ValueError(f"attention.models has no map model {wildcards.attention_map!r}") from None
+
+
+def get_attention_map_model(wildcards):
+    """The description of a map model (psybench.handoff.describe_model: with its weights' digest)."""
+    return describe_model(get_attention_map_spec(wildcards))
+
+
+def get_attention_map_trains(wildcards):
+    """The training movies paired with a test movie."""
+    return list(dict.fromkeys(tr for tr, te in ATTENTION["pairs"] if te == wildcards.attention_movie))
+
+
+def get_attention_map_code_hash(wildcards):
+    """The job's code and the map model's own module with its imports (a user's too)."""
+    own = get_attention_map_spec(wildcards).algorithm.function.__module__
+    return get_code_hash("attention_map_scores.py", modules=(own,))
+
+
+def get_attention_map_threads(wildcards):
+    """The map model's resources.threads (default 1)."""
+    return job_threads([get_attention_map_spec(wildcards)], 1)
+
+
+def get_attention_map_resource(key, default):
+    """A resources function: the map model's ``resources[key]``, else ``default``."""
+
+    def resource(wildcards):
+        return job_resource([get_attention_map_spec(wildcards)], key, default)
+
+    return resource

@@ -378,15 +378,15 @@ def test_workflow_puts_a_resnet_feature_family_on_table1(harness, tmp_path):
     assert set(re.findall(r"responses/(cnn-[0-9a-f]{8})/", out)) - {stores[0]}
 
 
-def test_a_map_model_in_the_workflow_config_is_a_clear_error():
-    from psybench.attention.models import saliency_models
-    from psybench.config import ConfigError
+def test_a_map_model_in_the_workflow_config_is_scored_untuned_not_tuned():
+    from psybench.attention.models import map_models_of, saliency_models
     from psybench.registry import resolve_model
 
-    entry = {"name": "centre", "algorithm": "centre_bias"}
-    config = {"attention": {"models": [entry]}}
-    with pytest.raises(ConfigError, match=r"attention.models\[0\]: model 'centre' is of kind 'map'"):
-        saliency_models(config, {"centre": resolve_model(entry, track="attention")})
+    entries = [{"name": "raw", "algorithm": "raw", "L": 1}, {"name": "centre", "algorithm": "centre_bias"}]
+    specs = {e["name"]: resolve_model(e, track="attention") for e in entries}
+    config = {"attention": {"models": entries}}
+    assert [m.name for m in saliency_models(config, specs)] == ["raw"]
+    assert [s.name for s in map_models_of(config, specs)] == ["centre"]
 
 
 def test_map_model_scores_on_a_movie_equal_the_metrics_on_its_lagged_maps(tmp_path):

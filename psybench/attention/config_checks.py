@@ -28,6 +28,12 @@ def check_config(config: Mapping[str, Any], models: Mapping[str, Any]) -> None:
     if not section.get("models"):
         raise config_error("attention.models", "lists no model; the attention track needs at least one (e.g. "
                            "{name: raw, algorithm: raw, L: [1]})")
+    specs = models.get("attention") or {}
+    kinds = [getattr(specs.get(m.get("name")), "kind", None) for m in section["models"]]
+    if kinds and all(k == "map" for k in kinds):
+        raise config_error("attention.models", "lists only map-output models (kind map, scored untuned); Table 1 "
+                           "and the control scanpaths need at least one tuned model (e.g. "
+                           "{name: raw, algorithm: raw, L: [1]})")
     defaults = {k: p.default for k, p in inspect.signature(render_popout).parameters.items() if k != "grid"}
     popout_keys = sorted(defaults)
     for movie, spec in (section.get("movies") or {}).items():

@@ -19,14 +19,19 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from psybench.attention.deep_models import area_resize, rgb_batches
 from psybench.registry import ModelError, register
 
-__all__ = ["MAP_OUTPUTS", "centre_bias", "maps_to_grid", "untuned_map_scores", "map_model_scores"]
+__all__ = ["MAP_OUTPUTS", "UNTUNED_MAP", "centre_bias", "maps_to_grid", "untuned_map_scores", "map_model_scores",
+           "map_model_rows"]
 
 #: What a map-output model's ``output`` parameter may say.
 MAP_OUTPUTS = ("saliency", "log_density")
+
+#: The ``tuning`` label of a map model's metrics rows: scored as given, never Fisher-tuned.
+UNTUNED_MAP = "untuned map"
 
 
 @register("centre_bias", track="attention", kind="map", reference="Judd et al. 2009, sec. 4 (centre prior)",
@@ -142,30 +147,47 @@ def map_model_scores(
     -------
     ``{"scores": untuned_map_scores(...), "ceiling": loo_ceiling(...)}``.
     """
+    from psybench.deep import built
+    from psybench.handoff import as_model
+
+    spec = as_model(model, track="attention")
+    if spec.kind != "map":
+        raise ModelError(f"model {spec.name!r} is of kind {spec.kind!r}, not 'map'")
+    with built(spec, threads=threads) as (net, _device):
+        grid = _grid_maps(spec, net, stimulus, movie_file)
+    return _score_grid(grid, stimulus, gaze_table, same_movie=same_movie, lags_ms=lags_ms,
+                       density_sigma=density_sigma, n_splits=n_splits, seed=seed)
+
+
+def _grid_maps(spec: Any, net: Any, stimulus: str | os.PathLike, movie_file: str | os.PathLike | None) -> np.ndarray:
+    """A built map model's maps of every frame of the movie, on the stimulus's grid (T, H, W) float64."""
+    from psybench.attention.stimuli import read_stimulus
+
+    output = spec.params.get("output", "saliency")
+    stim = read_stimulus(stimulus)
+    gw, gh = (int(g) for g in stim.attrs["grid"])
+    raw = []
+    for batch in rgb_batches(stimulus, movie_file=movie_file, batch_size=spec.batch_size):
+        m = np.asarray(net(batch))
+        if m.shape[:1] != (len(batch),) or m.ndim != 3:
+            raise ModelError(f"model {spec.name!r}: maps of a batch of {len(batch)} frames must be (b, h, w), "
+                             f"got {m.shape}")
+        raw.append(area_resize(m, (gh, gw)) if output == "saliency" else maps_to_grid(m, (gh, gw), output=output))
+    return np.concatenate(raw).astype(np.float64)
+
+
+def _score_grid(grid: np.ndarray, stimulus: str | os.PathLike, gaze_table: Any, *, same_movie: bool,
+                lags_ms: Sequence[float] | None, density_sigma: float | None, n_splits: int | None,
+                seed: int | None) -> dict[str, dict[str, float]]:
+    """:func:`map_model_scores` of maps already on the grid."""
     from psybench.attention.defaults import DENSITY_SIGMA, LAGS_MS, N_SPLITS, SEED
     from psybench.attention.metrics import loo_ceiling, observer_counts
     from psybench.attention.movies import MovieData
     from psybench.attention.stimuli import read_stimulus
     from psybench.attention.tuning import lag_frames, test_frames
-    from psybench.deep import built
-    from psybench.handoff import as_model
     from psybench.io.tables import read_table
 
-    spec = as_model(model, track="attention")
-    if spec.kind != "map":
-        raise ModelError(f"model {spec.name!r} is of kind {spec.kind!r}, not 'map'")
-    output = spec.params.get("output", "saliency")
     stim = read_stimulus(stimulus)
-    gw, gh = (int(g) for g in stim.attrs["grid"])
-    with built(spec, threads=threads) as (net, _device):
-        raw = []
-        for batch in rgb_batches(stimulus, movie_file=movie_file, batch_size=spec.batch_size):
-            m = np.asarray(net(batch))
-            if m.shape[:1] != (len(batch),) or m.ndim != 3:
-                raise ModelError(f"model {spec.name!r}: maps of a batch of {len(batch)} frames must be (b, h, w), "
-                                 f"got {m.shape}")
-            raw.append(area_resize(m, (gh, gw)) if output == "saliency" else maps_to_grid(m, (gh, gw), output=output))
-    grid = np.concatenate(raw).astype(np.float64)
     gaze = gaze_table if not isinstance(gaze_table, (str, os.PathLike)) else read_table(gaze_table)
     movie = MovieData(name=Path(stimulus).stem, maps=grid[..., None], frames_per_s=float(stim.attrs["frames_per_s"]),
                       source_size=tuple(stim.attrs["source_size"]), gaze=gaze)
@@ -176,3 +198,56 @@ def map_model_scores(
                 "n_splits": N_SPLITS if n_splits is None else n_splits, "seed": SEED if seed is None else seed}
     return {"scores": untuned_map_scores(grid[frames - lags[0]], oc, **settings),
             "ceiling": loo_ceiling(oc, **settings)}
+
+
+def map_model_rows(
+    model: Any,
+    test: str,
+    trains: Sequence[str],
+    stimulus: str | os.PathLike,
+    gaze_table: Any,
+    *,
+    movie_file: str | os.PathLike | None = None,
+    lags_ms: Sequence[float] | None = None,
+    threads: int = 1,
+    density_sigma: float | None = None,
+    n_splits: int | None = None,
+    seed: int | None = None,
+    out: str | os.PathLike | None = None,
+) -> pd.DataFrame:
+    """A map model's rows of the metrics table on one test movie, one set per (train, ``test``) pair.
+
+    The model is built once (:func:`psybench.deep.built`) and run once on the test
+    movie; each pair is scored as :func:`map_model_scores` scores it (``same_movie``
+    when the training movie is the test movie: the odd frames, as for the tuned
+    models). The rows have the columns of :func:`psybench.attention.metrics.run_metrics`,
+    ``model`` = ``"<name> untuned map"``, ``tuning`` = ``"untuned map"`` (no Fisher
+    tuning: the map is scored as the model gives it), ``L`` empty, and the
+    leave-one-observer-out ceiling of the same frames; ``rank_percentile`` is the
+    paper's statistic (Shic & Scassellati 2007, sec. 5.2), higher is better.
+    """
+    from psybench.attention.metrics import METRIC_DIRECTIONS
+    from psybench.deep import built
+    from psybench.handoff import as_model
+    from psybench.io.tables import write_table
+
+    spec = as_model(model, track="attention")
+    if spec.kind != "map":
+        raise ModelError(f"model {spec.name!r} is of kind {spec.kind!r}, not 'map'")
+    with built(spec, threads=threads) as (net, _device):
+        grid = _grid_maps(spec, net, stimulus, movie_file)
+    rows = []
+    for tr in trains:
+        result = _score_grid(grid, stimulus, gaze_table, same_movie=tr == test, lags_ms=lags_ms,
+                             density_sigma=density_sigma, n_splits=n_splits, seed=seed)
+        for metric, value in result["scores"].items():
+            rows.append({
+                "model": f"{spec.name} {UNTUNED_MAP}", "metric": metric, "value": value,
+                "direction": METRIC_DIRECTIONS.get(metric, "higher"), "features": spec.name, "L": None,
+                "tuning": UNTUNED_MAP, "train": tr, "test": test,
+                "ceiling": result["ceiling"].get(metric, float("nan")),
+            })
+    table = pd.DataFrame(rows)
+    if out is not None:
+        write_table(table, out)
+    return table

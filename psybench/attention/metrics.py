@@ -329,8 +329,13 @@ def gather_metrics(
     models: Sequence[Mapping[str, Any]],
     pairs: Sequence[tuple[str, str]],
     out: str | os.PathLike,
+    maps: Sequence[str | os.PathLike] = (),
 ) -> pd.DataFrame:
     """Join the parts of :func:`run_metrics` (``train=``) into the table :func:`run_metrics` writes for all pairs.
+
+    ``maps``: tables of map-output models' rows
+    (:func:`psybench.attention.map_models.map_model_rows`), appended in the order given
+    after the tuned models' rows.
 
     Parameters
     ----------
@@ -352,6 +357,10 @@ def gather_metrics(
             if sel.empty:
                 raise ValueError(f"metrics part of {tr!r} has no rows of model {features!r} L={L} tested on {te!r}")
             rows.extend(sel.to_dict("records"))  # Python scalars: the frame is built as run_metrics builds it
+    for path in maps:
+        rows.extend({**r, "L": None} for r in read_table(path).to_dict("records"))
     table = pd.DataFrame(rows)
+    if maps:  # L empty for a map model (no neighbourhood), the other rows' L still integers
+        table["L"] = table["L"].astype("Int64")
     write_table(table, out)
     return table

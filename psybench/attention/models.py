@@ -32,7 +32,10 @@ from psybench.config import ConfigError, track_models
 from psybench.provenance import params_hash
 from psybench.registry import ModelSpec
 
-__all__ = ["MODEL_SHAPE", "SaliencyModel", "feature_key", "saliency_models", "pair_movies", "metrics_settings"]
+__all__ = [
+    "MODEL_SHAPE", "SaliencyModel", "feature_key", "saliency_models", "map_models_of", "pair_movies",
+    "metrics_settings",
+]
 
 MODEL_SHAPE = ("models: [{name: NAME, algorithm: raw | pyramid | itti | callable: 'package.module:function', "
                "params: {...}, L: [1, 3]}]")
@@ -85,6 +88,7 @@ def saliency_models(config: Mapping[str, Any], specs: Mapping[str, ModelSpec] | 
 
     ``specs`` are the models already resolved by :func:`psybench.config.track_models`
     (the workflow resolves every track's models once); by default they are resolved here.
+    Map-output models (kind ``map``) are left out: see :func:`map_models_of`.
     """
     if specs is None:
         specs = track_models(config, "attention")
@@ -92,15 +96,25 @@ def saliency_models(config: Mapping[str, Any], specs: Mapping[str, ModelSpec] | 
     for i, entry in enumerate(config["attention"].get("models", [])):
         where = f"config key attention.models[{i}]"
         if specs[entry["name"]].kind == "map":
-            raise ConfigError(f"{where}: model {entry['name']!r} is of kind 'map'; the workflow tunes feature "
-                              "families (kinds saliency, features) only: score a map-output model with "
-                              "psybench.attention.map_models.untuned_map_scores")
+            continue  # scored untuned, by map_models_of
         L = entry.get("L")
         values = L if isinstance(L, list) else [L]
         if not values or any(isinstance(v, bool) or not isinstance(v, int) or v < 1 or v % 2 == 0 for v in values):
             raise ConfigError(f"{where}.L: {L!r} is not a positive odd integer or a list of them; write {MODEL_SHAPE}")
         out.append(SaliencyModel(name=entry["name"], spec=specs[entry["name"]], L=tuple(values)))
     return out
+
+
+def map_models_of(config: Mapping[str, Any], specs: Mapping[str, ModelSpec] | None = None) -> list[ModelSpec]:
+    """The map-output models (kind ``map``) of ``attention.models``, in order.
+
+    They are not feature families: each is scored untuned on the test movie of every
+    (train, test) pair (:func:`psybench.attention.map_models.map_model_rows`).
+    """
+    if specs is None:
+        specs = track_models(config, "attention")
+    names = [entry["name"] for entry in config["attention"].get("models", [])]
+    return [specs[n] for n in names if specs[n].kind == "map"]
 
 
 def pair_movies(section: Mapping[str, Any]) -> list[str]:

@@ -1,0 +1,25 @@
+"""Snakemake script of rule attention_map_scores: a map-output model scored untuned on one test movie."""
+
+import sys
+
+sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
+
+from psybench.attention.map_models import map_model_rows  # noqa: E402
+from psybench.io.tables import write_table  # noqa: E402
+
+settings = snakemake.params.settings  # noqa: F821
+table = map_model_rows(
+    snakemake.params.model,  # noqa: F821
+    snakemake.wildcards.attention_movie,  # noqa: F821
+    snakemake.params.trains,  # noqa: F821
+    snakemake.input.stimulus,  # noqa: F821
+    snakemake.input.gaze,  # noqa: F821
+    movie_file=snakemake.input.movie[0] if snakemake.input.movie else None,  # noqa: F821
+    lags_ms=settings["lags_ms"],
+    threads=snakemake.threads,  # noqa: F821
+    density_sigma=settings["density_sigma"],
+    n_splits=settings["n_splits"],
+    seed=settings["evaluation"]["seed"],
+)
+write_table(table, snakemake.output.table)  # noqa: F821
+print(f"{len(table)} rows of map model {snakemake.wildcards.attention_map}", file=sys.stderr)  # noqa: F821
