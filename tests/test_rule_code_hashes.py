@@ -57,8 +57,8 @@ for _rule in workflow.rules:
         if callable(_value):  # a function of the model wildcard
             for _model in _MODEL_NAMES:
                 try:
-                    _values.append(_value(_types.SimpleNamespace(model=_model)))
-                except KeyError:
+                    _values.append(_value(_types.SimpleNamespace(model=_model, attention_map=_model)))
+                except (KeyError, ValueError):  # not a model of this rule
                     pass
         else:
             _values.append(_value)
@@ -104,9 +104,11 @@ print(json.dumps(out))
 
 
 def _every_rule_config(root: Path) -> dict:
-    """The default config: every track, IntPhys generated, motion generalisation runs."""
+    """The default config: every track, IntPhys generated, motion generalisation runs, plus an attention
+    map-output model (its scoring rule exists only when one is configured)."""
     cfg = yaml.safe_load((root / "config" / "config.yaml").read_text())
     assert set(cfg["tracks"]) == {"motion", "attention", "intphys"} and cfg["motion"]["generalisation"]
+    cfg["attention"]["models"].append({"name": "centre", "algorithm": "centre_bias", "kind": "map"})
     return cfg
 
 
@@ -135,7 +137,7 @@ def test_every_rule_with_a_script_has_a_code_hash_over_its_imports(parsed):
     work, rows = parsed
     # the rules that the default config with a generalisation run defines: each track's and the aggregate ones
     assert {"motion_generalisation_scores", "motion_figures_model", "attention_responses", "intphys_responses",
-            "intphys_train", "report_leaderboard"} <= set(rows), sorted(rows)
+            "intphys_train", "report_leaderboard", "attention_map_scores"} <= set(rows), sorted(rows)
     oracle = _oracle(work, sorted({row["script"] for row in rows.values()}))
     missing = {}
     for rule, row in rows.items():
