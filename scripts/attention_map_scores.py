@@ -4,11 +4,11 @@ import sys
 
 sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
 
-from psybench.attention.map_models import map_model_rows  # noqa: E402
-from psybench.io.tables import write_table  # noqa: E402
+from psybench.attention.pipeline import map_scores  # noqa: E402
 
 settings = snakemake.params.settings  # noqa: F821
-table = map_model_rows(
+out = map_scores(
+    snakemake.output.table,  # noqa: F821
     snakemake.params.model,  # noqa: F821
     snakemake.wildcards.attention_movie,  # noqa: F821
     snakemake.params.trains,  # noqa: F821
@@ -21,5 +21,4 @@ table = map_model_rows(
     n_splits=settings["n_splits"],
     seed=settings["evaluation"]["seed"],
 )
-write_table(table, snakemake.output.table)  # noqa: F821
-print(f"{len(table)} rows of map model {snakemake.wildcards.attention_map}", file=sys.stderr)  # noqa: F821
+print(f"map model {snakemake.wildcards.attention_map}: {out}", file=sys.stderr)  # noqa: F821

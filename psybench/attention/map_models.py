@@ -251,3 +251,10 @@ def map_model_rows(
     if out is not None:
         write_table(table, out)
     return table
+
+
+def write_map_model_rows(out: str | os.PathLike, *args: Any, **kwargs: Any) -> Path:
+    """:func:`map_model_rows` written to the table ``out`` (CSV and Parquet): the workflow's map-scores stage."""
+    from psybench.io.tables import write_table
+
+    return write_table(map_model_rows(*args, **kwargs), out)

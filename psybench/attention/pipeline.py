@@ -60,8 +60,11 @@ STAGES = {
     "metrics": "psybench.attention.metrics:gather_metrics",
     "score_rows": "psybench.attention.score_rows:score_rows",
 }
-__all__ = ["STAGES", *STAGES, "score", "attention_model"]
-__getattr__, __dir__ = lazy_exports(__name__, STAGES)
+# The untuned map-output models' scores, one job per map model and test movie, beside the chain.
+OTHER_STAGES = {"map_scores": "psybench.attention.map_models:write_map_model_rows"}
+
+__all__ = ["STAGES", "OTHER_STAGES", *STAGES, *OTHER_STAGES, "score", "attention_model"]
+__getattr__, __dir__ = lazy_exports(__name__, {**STAGES, **OTHER_STAGES})
 
 #: ``source`` of the Table 1 rows, as the workflow writes it (relative to the results folder).
 TABLE1_FIGURE = "attention/curves.png"
