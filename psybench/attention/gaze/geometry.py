@@ -53,25 +53,64 @@ def screen_to_movie(x, y, screen_px, movie_px, *, fit: str = "contain") -> tuple
     return (np.asarray(x, float) - x0) / sx, (np.asarray(y, float) - y0) / sy
 
 
-def recording_screen(samples, screen: Mapping[str, Any] | None, path) -> dict[str, Any]:
-    """The screen geometry of one loaded file: the config's ``screen``, its size taken from the file when unset.
+#: Screen keys a file may state (loaders put them in ``attrs["screen_px"]`` and ``attrs["screen_mm"]``).
+_MM_KEYS = ("width_mm", "height_mm", "distance_mm")
 
-    GazeCom (``gaze <w> <h>``), ARFF (``%@METADATA width_px/height_px``) and EyeLink
-    (``DISPLAY_COORDS``) files state the screen their positions are in; the loaders put
-    it in ``samples.attrs["screen_px"]``. A configured ``width_px``/``height_px`` wins
-    (a disagreement is logged, naming the file).
+
+def recording_screen(samples, screen: Mapping[str, Any] | None, path, source_size=None) -> dict[str, Any]:
+    """The screen geometry of one loaded file: the config's ``screen``, each part the config leaves out taken
+    from the file, and where each part came from.
+
+    GazeCom (``gaze <w> <h>``, ``geometry distance .. width .. height ..``), ARFF
+    (``%@METADATA width_px/height_px/width_mm/height_mm/distance_mm``), EyeLink
+    (``DISPLAY_COORDS`` / ``GAZE_COORDS``) files and pymovements' dataset definitions
+    state the screen their positions are in; the loaders put it in
+    ``samples.attrs["screen_px"]`` (and ``["screen_mm"]``). A configured value wins (a
+    disagreeing screen size is logged, naming the file). With a screen size known and
+    no ``movie_px`` configured, the movie is taken as shown filling the screen at its
+    own aspect ratio (``movie_px`` = ``source_size``, ``fit`` as configured, default
+    ``contain``, as GazeCom shows its movies: Dorr, Martinetz, Gegenfurtner & Barth
+    2010, J. Vis. 10(10)), logged when the screen's size differs from the movie's.
+
+    Returns
+    -------
+    dict
+        The ``screen`` mapping, plus ``sources``: ``{"screen_px", "size_mm", "movie_px"}``
+        each ``config``, ``file``, ``assumed`` (``movie_px`` only) or ``none``.
     """
-    out = dict(screen or {})
+    out = {k: v for k, v in (screen or {}).items() if k != "sources"}
+    sources = {}
     own = samples.attrs.get("screen_px")
-    if own is not None:
-        own = [float(v) for v in own[:2]]
-        if "width_px" in out and "height_px" in out:
-            cfg = [float(out["width_px"]), float(out["height_px"])]
-            if cfg != own:
-                log.warning("gaze file %s states a %gx%g px screen, the config's screen is %gx%g px: using the "
-                            "config's", path, *own, *cfg)
-        else:
-            out["width_px"], out["height_px"] = own
+    if "width_px" in out and "height_px" in out:
+        sources["screen_px"] = "config"
+        cfg = [float(out["width_px"]), float(out["height_px"])]
+        if own is not None and cfg != [float(v) for v in own[:2]]:
+            log.warning("gaze file %s states a %gx%g px screen, the config's screen is %gx%g px: using the "
+                        "config's", path, *[float(v) for v in own[:2]], *cfg)
+    elif own is not None:
+        out["width_px"], out["height_px"] = (float(v) for v in own[:2])
+        sources["screen_px"] = "file"
+    else:
+        sources["screen_px"] = "none"
+    own_mm = {k: float(v) for k, v in (samples.attrs.get("screen_mm") or {}).items() if k in _MM_KEYS and v}
+    from_file = [k for k in _MM_KEYS if k not in out and k in own_mm]
+    out.update({k: own_mm[k] for k in from_file})
+    given = [k for k in _MM_KEYS if k in (screen or {})]
+    sources["size_mm"] = ("config+file" if given and from_file else "config" if given else
+                          "file" if from_file else "none")
+    if "movie_px" in out:
+        sources["movie_px"] = "config"
+    elif sources["screen_px"] != "none" and source_size is not None:
+        out["movie_px"] = [float(v) for v in source_size[:2]]
+        out.setdefault("fit", "contain")
+        sources["movie_px"] = "assumed"
+        if [float(out["width_px"]), float(out["height_px"])] != out["movie_px"]:
+            log.warning("gaze file %s: a %gx%g px screen and no screen.movie_px: the %gx%g px movie is taken as "
+                        "shown filling the screen (fit %s); set screen.movie_px and fit if it was not", path,
+                        float(out["width_px"]), float(out["height_px"]), *out["movie_px"], out["fit"])
+    else:
+        sources["movie_px"] = "none"
+    out["sources"] = sources
     return out
 
 

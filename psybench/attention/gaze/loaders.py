@@ -269,8 +269,8 @@ def load_gazecom(
 
     Samples (``t_us x y confidence``) with ``confidence < min_confidence`` are
     invalid; times are kept as recorded (us -> ms). ``attrs`` carries the screen size
-    in px (``screen_px``) and the geometry in metres (``geometry``: distance, width,
-    height).
+    in px (``screen_px``), the geometry in metres (``geometry``: distance, width,
+    height) and in mm (``screen_mm``: ``width_mm``, ``height_mm``, ``distance_mm``).
     """
     path = Path(path)
     t, xs, ys, conf = [], [], [], []
@@ -307,6 +307,9 @@ def load_gazecom(
     df = sample_table(subject or stem, movie or stem, t, xs, ys, np.asarray(conf) >= min_confidence)
     df.attrs["screen_px"] = screen
     df.attrs["geometry"] = geometry
+    if geometry:
+        df.attrs["screen_mm"] = {f"{k}_mm": 1000.0 * v for k, v in geometry.items()
+                                 if k in ("width", "height", "distance")}
     return df
 
 
@@ -326,8 +329,9 @@ def load_arff(
     """Load a GazeCom ARFF recording (``@ATTRIBUTE time/x/y/confidence``, ``@DATA`` rows).
 
     Times are in us as recorded (-> ms); ``%@METADATA`` values (``width_px``,
-    ``height_px``, ``distance_mm``, ...) go to ``attrs["metadata"]``, and the screen
-    size in px to ``attrs["screen_px"]``. Extra attributes (hand labels) are ignored.
+    ``height_px``, ``distance_mm``, ...) go to ``attrs["metadata"]``, the screen
+    size in px to ``attrs["screen_px"]`` and in mm to ``attrs["screen_mm"]``.
+    Extra attributes (hand labels) are ignored.
     """
     path = Path(path)
     meta: dict[str, float] = {}
@@ -376,6 +380,7 @@ def load_arff(
     df.attrs["metadata"] = meta
     if "width_px" in meta and "height_px" in meta:
         df.attrs["screen_px"] = [meta["width_px"], meta["height_px"]]
+    df.attrs["screen_mm"] = {k: meta[k] for k in ("width_mm", "height_mm", "distance_mm") if k in meta}
     return df
 
 

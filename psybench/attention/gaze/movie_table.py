@@ -22,11 +22,15 @@ from psybench.units import frames_to_ms
 __all__ = ["COUNT_COLUMNS", "write_gaze_table"]
 
 #: Columns of the gaze stage's sample counts (one row per gaze file): the samples, those the
-#: recording flagged, those marked by each validity rule in turn, saccades (I-VT, when on), the
-#: valid samples left, the share lost (:func:`~psybench.attention.gaze.validity.lost_share`) and
-#: the configured bound it is warned against.
-COUNT_COLUMNS = ["movie", "file", "samples", "flagged", "no_time", "off_screen", "outside_movie", "saccade",
-                 "valid", "lost_share", "max_lost_share"]
+#: recording flagged, those marked by each validity rule in turn (``off_movie``: on the screen,
+#: off the movie's picture), saccades (I-VT, when on), the valid samples left, the share lost
+#: (:func:`~psybench.attention.gaze.validity.lost_share`) and the configured bound it is warned
+#: against; then the geometry used: the screen's and the shown movie's size in px (``WxH``, empty
+#: when unknown) and where each came from, with the screen's size in mm
+#: (:func:`~psybench.attention.gaze.geometry.recording_screen`: ``config``, ``file``, ``assumed``, ``none``).
+COUNT_COLUMNS = ["movie", "file", "samples", "flagged", "no_time", "off_screen", "off_movie", "outside_movie",
+                 "saccade", "valid", "lost_share", "max_lost_share", "screen_px", "screen_from", "movie_px",
+                 "movie_from", "size_mm_from"]
 
 
 def _loader_options(movie: str, spec: Mapping[str, Any], fmt: str) -> dict[str, Any]:
@@ -55,19 +59,31 @@ def _load_recordings(movie: str, spec: Mapping[str, Any], source_size, duration_
     pieces, counts = [], []
     for i, f in enumerate(files):
         raw = load_gaze(f, fmt=fmt, **_loader_options(movie, spec, fmt))
-        screen = recording_screen(raw, spec.get("screen"), f)
+        screen = recording_screen(raw, spec.get("screen"), f, source_size)
         size = source_size or screen.get("movie_px")
         raw = to_movie_pixels(raw, screen, size, f)
-        # off-screen samples, samples without a time or outside the movie are invalid; a file left with
-        # none in the movie is an error naming it
+        # off-screen samples, gaze off the movie's picture (letterbox bars), samples without a time or outside
+        # the movie are invalid; a file left with none in the movie is an error naming it
         bounds = screen_bounds(size, screen) if size else None
-        samples, n = clean_recording(raw, f, bounds, duration_ms=duration_ms, max_lost_share=max_lost)
+        area = (0.0, 0.0, float(size[0]), float(size[1])) if size else None
+        samples, n = clean_recording(raw, f, bounds, duration_ms=duration_ms, max_lost_share=max_lost,
+                                     movie_area=area)
         samples["_file"] = i
         pieces.append(samples)
+        src = screen["sources"]
         counts.append({"movie": movie, "file": str(f), "samples": n["samples"], "flagged": n["already_invalid"],
-                       "no_time": n["no_time"], "off_screen": n["off_screen"], "outside_movie": n["outside_movie"],
-                       "saccade": 0, "valid": n["valid"], "lost_share": lost_share(n), "max_lost_share": max_lost})
+                       "no_time": n["no_time"], "off_screen": n["off_screen"], "off_movie": n["off_movie"],
+                       "outside_movie": n["outside_movie"], "saccade": 0, "valid": n["valid"],
+                       "lost_share": lost_share(n), "max_lost_share": max_lost,
+                       "screen_px": _size(screen.get("width_px"), screen.get("height_px")),
+                       "screen_from": src["screen_px"], "movie_px": _size(*(screen.get("movie_px") or [None, None])),
+                       "movie_from": src["movie_px"], "size_mm_from": src["size_mm"]})
     return pd.concat(pieces, ignore_index=True), counts
+
+
+def _size(w, h) -> str:
+    """``WxH`` of a size in px (``%g``), empty when unknown."""
+    return f"{float(w):g}x{float(h):g}" if w is not None and h is not None else ""
 
 
 def write_gaze_table(
