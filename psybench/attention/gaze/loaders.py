@@ -43,12 +43,10 @@ import numpy as np
 import pandas as pd
 
 from psybench.attention.gaze.columns import GazeFormatError, sample_table
-from psybench.attention.gaze.eyelink import is_eyelink_asc, load_eyelink
 from psybench.attention.gaze.geometry import screen_to_movie
-from psybench.attention.gaze.tables import load_table
 from psybench.units import frames_to_ms
 
-__all__ = ["GazeFormatError", "load_csv", "load_crcns", "load_diem", "load_gazecom", "load_arff", "load_gaze"]
+__all__ = ["GazeFormatError", "load_csv", "load_crcns", "load_diem", "load_gazecom", "load_arff"]
 
 
 def _float(path, lineno, token, what):
@@ -383,34 +381,3 @@ def load_arff(
     df.attrs["screen_mm"] = {k: meta[k] for k in ("width_mm", "height_mm", "distance_mm") if k in meta}
     return df
 
-
-def load_gaze(path: str | os.PathLike, *, fmt: str = "auto", **kwargs) -> pd.DataFrame:
-    """Load a gaze file in ``fmt`` ('csv', 'crcns', 'diem', 'gazecom', 'arff', 'eyelink', 'table' or 'auto').
-
-    'auto' goes by the name (``.csv``, ``.e-ceyeS``, ``.arff``, ``.coord``, ``.asc``) and then the first
-    line (``** CONVERTED FROM``: EyeLink; ``gaze <w> <h>``: GazeCom; else DIEM). 'table' is
-    :func:`psybench.attention.gaze.tables.load_table` (keyword ``columns`` required).
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"gaze file {path} does not exist")
-    if fmt == "auto":
-        if path.suffix.lower() == ".csv":
-            fmt = "csv"
-        elif path.name.endswith(".e-ceyeS") or path.suffix == ".e-ceyeS":
-            fmt = "crcns"
-        elif path.suffix.lower() == ".arff":
-            fmt = "arff"
-        elif path.suffix.lower() == ".coord":
-            fmt = "gazecom"
-        elif path.suffix.lower() == ".asc" or is_eyelink_asc(path):
-            fmt = "eyelink"
-        else:
-            with open(path, encoding="utf-8", errors="replace") as fh:
-                first = next((ln.strip() for ln in fh if ln.strip() and not ln.startswith(("#", "%"))), "")
-            fmt = "gazecom" if first.startswith("gaze ") else "diem"
-    loaders = {"csv": load_csv, "crcns": load_crcns, "diem": load_diem, "gazecom": load_gazecom,
-               "arff": load_arff, "table": load_table, "eyelink": load_eyelink}
-    if fmt not in loaders:
-        raise ValueError(f"gaze format {fmt!r} for {path} is not one of {sorted(loaders)}")
-    return loaders[fmt](path, **kwargs)

@@ -10,9 +10,10 @@ import numpy as np
 import pandas as pd
 
 from psybench.attention.defaults import IVT_THRESHOLD_DEG_S
+from psybench.attention.gaze.datasets import PREFIX
+from psybench.attention.gaze.formats import load_gaze
 from psybench.attention.gaze.frames import ivt_filter, resample_to_frames
 from psybench.attention.gaze.geometry import recording_screen, to_movie_pixels
-from psybench.attention.gaze.loaders import load_gaze
 from psybench.attention.gaze.synthetic import synthetic_observers
 from psybench.attention.gaze.validity import MAX_LOST_SHARE, clean_recording, lost_share, screen_bounds
 from psybench.io.store import open_store
@@ -42,6 +43,8 @@ def _loader_options(movie: str, spec: Mapping[str, Any], fmt: str) -> dict[str, 
         # units to screen pixels only: screen to movie pixels is to_movie_pixels', for every format
         on_screen = {k: v for k, v in screen.items() if k not in ("movie_px", "fit")}
         return {"columns": dict(spec["gaze_columns"]), "screen": on_screen, "movie": movie}
+    if fmt.startswith(PREFIX) and screen.get("origin"):
+        return {"origin": screen["origin"]}
     if spec.get("gaze_onset_message"):
         if fmt != "eyelink":
             raise ValueError(f"attention.movies.{movie}: gaze_onset_message needs gaze_format 'eyelink', not {fmt!r}")
