@@ -93,3 +93,26 @@ def test_a_config_screen_that_disagrees_with_the_file_is_used_and_logged(caplog)
         screen = recording_screen(load_gaze(COORD), {"width_px": 1920, "height_px": 1080}, COORD, (1280, 720))
     assert (screen["width_px"], screen["height_px"]) == (1920, 1080)
     assert f"gaze file {COORD} states a 1280x720 px screen, the config's screen is 1920x1080 px" in caplog.text
+
+
+def test_ivt_takes_pixels_per_degree_from_the_files_geometry(tmp_path):
+    """GazeCom's own geometry: 1280 px over 400 mm at 450 mm, so one degree at the centre is
+    450 tan(1 deg) 1280 / 400 = 25.13 screen px, 12.57 px of the half-size (640 x 360) movie filling the screen.
+    Without px_per_deg configured or stored, I-VT uses that, and its saccades are ivt_filter's with it."""
+    from psybench.attention.gaze import ivt_filter, to_movie_pixels
+
+    store = _store(tmp_path, (640, 360), n_frames=500, fps=25.0)
+    want = 450 * np.tan(np.radians(1.0)) * 1280 / 400 / 2
+    spec = {"gaze": str(COORD), "ivt": {"enabled": True}}
+    write_gaze_table("m", spec, store, tmp_path / "g.csv", counts_out=tmp_path / "c.csv")
+    n = pd.read_csv(tmp_path / "c.csv").iloc[0]
+    assert n["px_per_deg"] == pytest.approx(want, rel=1e-12)
+    raw = load_gaze(COORD)
+    moved = to_movie_pixels(raw, recording_screen(raw, None, COORD, (640, 360)), (640, 360), COORD)
+    oracle = ivt_filter(moved, px_per_deg=want)
+    assert n["saccade"] == int((moved["valid"].to_numpy() & ~oracle.sort_index()["valid"].to_numpy()).sum()) > 0
+    # a CSV states no geometry: the error names the key
+    csv = tmp_path / "s.csv"
+    csv.write_text("subject,t,x,y\ns,0,1,1\ns,10,2,2\n")
+    with pytest.raises(ValueError, match=r"attention\.movies\.m\.ivt: px_per_deg is unknown"):
+        write_gaze_table("m", {"gaze": str(csv), "ivt": {"enabled": True}}, store, tmp_path / "h.csv")

@@ -39,9 +39,10 @@ def site(tmp_path_factory):
                   "ceiling": [91.0, 92.0]}).to_csv(table1, index=False)
     counts = results / "attention" / "gaze" / "B.counts.csv"
     counts.parent.mkdir(parents=True)
-    pd.DataFrame([["B", "gaze/s01.coord", 134, 0, 0, 99, 0, 0, 0, 35, 99 / 134, 0.25, "", "none", "", "none", "none"],
+    pd.DataFrame([["B", "gaze/s01.coord", 134, 0, 0, 99, 0, 0, 0, 35, 99 / 134, 0.25, "", "none", "", "none", "none",
+                   ""],
                   ["B", "gaze/s02.arff", 127, 1, 0, 0, 4, 3, 6, 113, 1 / 127, 0.25, "1280x1024", "file", "1280x720",
-                   "assumed", "file"]],
+                   "assumed", "file", ""]],
                  columns=COUNT_COLUMNS).to_csv(counts, index=False)
     (results.parent / "report.html").write_text("<html>workflow report</html>")
     motion_t1 = results / "aggregate" / "motion_table1.csv"

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["deg_to_screen_px", "screen_to_movie", "recording_screen", "to_movie_pixels"]
+__all__ = ["deg_to_screen_px", "screen_to_movie", "recording_screen", "to_movie_pixels", "movie_px_per_deg"]
 
 log = logging.getLogger(__name__)
 
@@ -159,3 +159,21 @@ def to_movie_pixels(samples, screen: Mapping[str, Any], source_size, path):
     out = samples.copy()
     out["x"], out["y"] = x, y
     return out
+
+
+def movie_px_per_deg(screen: Mapping[str, Any], source_size) -> float | None:
+    """Pixels of the stored movie frames per degree of visual angle at the screen's centre, from the geometry.
+
+    One degree right of the centre is ``distance_mm * tan(1 deg)`` mm, i.e. that times
+    ``width_px / width_mm`` screen pixels (:func:`deg_to_screen_px`), mapped to the movie
+    (``movie_px``, ``fit``) and scaled to ``source_size`` as positions are
+    (:func:`to_movie_pixels`). None when the screen's size in px and mm, the distance or
+    ``movie_px`` is unknown.
+    """
+    if source_size is None or not all(k in screen for k in ("width_px", "height_px", "width_mm", "distance_mm",
+                                                            "movie_px")):
+        return None
+    x, _ = deg_to_screen_px([0.0, 1.0], [0.0, 0.0], screen)
+    mx, _ = screen_to_movie(x, [0.0, 0.0], (screen["width_px"], screen["height_px"]), screen["movie_px"],
+                            fit=screen.get("fit", "contain"))
+    return float((mx[1] - mx[0]) * float(source_size[0]) / float(screen["movie_px"][0]))

@@ -13,7 +13,7 @@ from psybench.attention.defaults import IVT_THRESHOLD_DEG_S
 from psybench.attention.gaze.datasets import PREFIX
 from psybench.attention.gaze.formats import load_gaze
 from psybench.attention.gaze.frames import ivt_filter, resample_to_frames
-from psybench.attention.gaze.geometry import recording_screen, to_movie_pixels
+from psybench.attention.gaze.geometry import movie_px_per_deg, recording_screen, to_movie_pixels
 from psybench.attention.gaze.synthetic import synthetic_observers
 from psybench.attention.gaze.validity import MAX_LOST_SHARE, clean_recording, lost_share, screen_bounds
 from psybench.io.store import open_store
@@ -28,10 +28,11 @@ __all__ = ["COUNT_COLUMNS", "write_gaze_table"]
 #: (:func:`~psybench.attention.gaze.validity.lost_share`) and the configured bound it is warned
 #: against; then the geometry used: the screen's and the shown movie's size in px (``WxH``, empty
 #: when unknown) and where each came from, with the screen's size in mm
-#: (:func:`~psybench.attention.gaze.geometry.recording_screen`: ``config``, ``file``, ``assumed``, ``none``).
+#: (:func:`~psybench.attention.gaze.geometry.recording_screen`: ``config``, ``file``, ``assumed``, ``none``),
+#: and the movie pixels per degree I-VT used (empty without I-VT).
 COUNT_COLUMNS = ["movie", "file", "samples", "flagged", "no_time", "off_screen", "off_movie", "outside_movie",
                  "saccade", "valid", "lost_share", "max_lost_share", "screen_px", "screen_from", "movie_px",
-                 "movie_from", "size_mm_from"]
+                 "movie_from", "size_mm_from", "px_per_deg"]
 
 
 def _loader_options(movie: str, spec: Mapping[str, Any], fmt: str) -> dict[str, Any]:
@@ -72,6 +73,7 @@ def _load_recordings(movie: str, spec: Mapping[str, Any], source_size, duration_
         samples, n = clean_recording(raw, f, bounds, duration_ms=duration_ms, max_lost_share=max_lost,
                                      movie_area=area)
         samples["_file"] = i
+        samples["_px_per_deg"] = movie_px_per_deg(screen, size) or np.nan  # from the geometry, for I-VT
         pieces.append(samples)
         src = screen["sources"]
         counts.append({"movie": movie, "file": str(f), "samples": n["samples"], "flagged": n["already_invalid"],
@@ -80,8 +82,28 @@ def _load_recordings(movie: str, spec: Mapping[str, Any], source_size, duration_
                        "lost_share": lost_share(n), "max_lost_share": max_lost,
                        "screen_px": _size(screen.get("width_px"), screen.get("height_px")),
                        "screen_from": src["screen_px"], "movie_px": _size(*(screen.get("movie_px") or [None, None])),
-                       "movie_from": src["movie_px"], "size_mm_from": src["size_mm"]})
+                       "movie_from": src["movie_px"], "size_mm_from": src["size_mm"], "px_per_deg": None})
     return pd.concat(pieces, ignore_index=True), counts
+
+
+def _ivt(movie: str, samples: pd.DataFrame, ivt: Mapping[str, Any], movie_ppd, counts: list[dict]) -> pd.DataFrame:
+    """I-VT with the configured px_per_deg, else the movie's, else each file's own geometry (its screen in px and
+    mm and viewing distance, :func:`~psybench.attention.gaze.geometry.movie_px_per_deg`)."""
+    threshold = float(ivt.get("threshold_deg_s", IVT_THRESHOLD_DEG_S))
+    ppd = ivt.get("px_per_deg") or movie_ppd
+    samples["_valid_before_ivt"] = samples["valid"].to_numpy(bool)
+    if ppd:
+        for row in counts:
+            row["px_per_deg"] = float(ppd)
+        return ivt_filter(samples, px_per_deg=float(ppd), threshold_deg_s=threshold)
+    own = samples.groupby("_file")["_px_per_deg"].first() if "_px_per_deg" in samples else pd.Series(dtype=float)
+    if own.empty or not np.isfinite(own.to_numpy(float)).all():
+        raise ValueError(f"attention.movies.{movie}.ivt: px_per_deg is unknown (neither configured, nor the "
+                         "movie's, nor stated by every gaze file's screen geometry); set ivt.px_per_deg")
+    for i, value in own.items():
+        counts[int(i)]["px_per_deg"] = float(value)
+    return pd.concat([ivt_filter(g, px_per_deg=float(own[i]), threshold_deg_s=threshold)
+                      for i, g in samples.groupby("_file", sort=True)], ignore_index=True)
 
 
 def _size(w, h) -> str:
@@ -142,13 +164,7 @@ def write_gaze_table(
         raise ValueError(f"attention.movies.{movie}: needs 'observers' (synthetic) or 'gaze' (files)")
     ivt = spec.get("ivt") or {}
     if ivt.get("enabled", False):
-        ppd = ivt.get("px_per_deg") or store.attrs.get("px_per_deg")
-        if not ppd:
-            raise ValueError(f"attention.movies.{movie}.ivt: px_per_deg is unknown; set ivt.px_per_deg")
-        samples["_valid_before_ivt"] = samples["valid"].to_numpy(bool)
-        samples = ivt_filter(
-            samples, px_per_deg=float(ppd), threshold_deg_s=float(ivt.get("threshold_deg_s", IVT_THRESHOLD_DEG_S))
-        )
+        samples = _ivt(movie, samples, ivt, store.attrs.get("px_per_deg"), counts)
         if counts:
             saccade = samples["_valid_before_ivt"].to_numpy(bool) & ~samples["valid"].to_numpy(bool)
             per_file = np.bincount(samples["_file"].to_numpy(int), weights=saccade, minlength=len(counts))
