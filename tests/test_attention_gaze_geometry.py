@@ -44,31 +44,33 @@ def _counts(tmp_path, spec, store):
 
 def test_real_gazecom_files_keep_their_valid_samples_with_the_screen_geometry(tmp_path, caplog):
     """GazeCom shows its 1280 x 720 movies full-screen on a 1280 x 720 display (the files' own ``gaze`` line /
-    ARFF metadata); here the movie is stored at half size (640 x 360). Without the geometry the screen-pixel
-    positions are tested against the 640 x 360 frame and many are lost; with ``screen.movie_px`` every sample the
-    file itself flags valid stays valid, whichever format."""
+    ARFF metadata); here the movie is stored at half size (640 x 360). Without any screen in the config the
+    files' own screen is used and the movie taken as filling it (said in the log and the counts); with
+    ``screen.movie_px`` too, every sample the file itself flags valid stays valid, whichever format."""
     store = _store(tmp_path, (640, 360))
     oracle = {str(COORD): _own_valid(COORD), str(ARFF): _own_valid(ARFF)}
     assert oracle == {str(COORD): 134, str(ARFF): 127}
     files = [str(COORD), str(ARFF)]
     with caplog.at_level(logging.WARNING, logger="psybench.attention.gaze"):
         without = _counts(tmp_path, {"gaze": files}, store)
-    assert (without["valid"] < pd.Series(oracle)).all()  # samples silently lost before
-    assert (without["off_screen"] == pd.Series(oracle) - without["valid"]).all()
-    for f in files:
-        if without.loc[f, "lost_share"] > 0.25:
-            assert f"gaze file {f} loses" in caplog.text
+    assert without["valid"].to_dict() == oracle  # before: positions taken as pixels of the 640 x 360 frame
+    assert (without["screen_px"] == "1280x720").all() and (without["screen_from"] == "file").all()
+    assert (without["movie_px"] == "640x360").all() and (without["movie_from"] == "assumed").all()
+    assert (without["size_mm_from"] == "file").all()
+    assert f"gaze file {COORD}: a 1280x720 px screen and no screen.movie_px" in caplog.text
     caplog.clear()
     # the screen size comes from the files; the config gives the movie's size as shown
     with caplog.at_level(logging.WARNING, logger="psybench.attention.gaze"):
         counts = _counts(tmp_path, {"gaze": files, "screen": {"movie_px": [1280, 720], "fit": "contain"}}, store)
     assert counts["valid"].to_dict() == oracle
-    assert (counts[["flagged", "no_time", "off_screen", "outside_movie", "saccade"]] == 0).all().all()
+    assert (counts[["flagged", "no_time", "off_screen", "off_movie", "outside_movie", "saccade"]] == 0).all().all()
     assert counts["samples"].to_dict() == oracle and (counts["lost_share"] == 0).all()
+    assert (counts["movie_from"] == "config").all() and (counts["screen_from"] == "file").all()
     assert "loses" not in caplog.text
     # the same with the screen size in the config
     spec = {"gaze": files, "screen": {"width_px": 1280, "height_px": 720, "movie_px": [1280, 720]}}
-    assert _counts(tmp_path, spec, store)["valid"].to_dict() == oracle
+    counts = _counts(tmp_path, spec, store)
+    assert counts["valid"].to_dict() == oracle and (counts["screen_from"] == "config").all()
 
 
 def test_every_format_goes_through_the_same_mapping():

@@ -39,8 +39,10 @@ def site(tmp_path_factory):
                   "ceiling": [91.0, 92.0]}).to_csv(table1, index=False)
     counts = results / "attention" / "gaze" / "B.counts.csv"
     counts.parent.mkdir(parents=True)
-    pd.DataFrame([["B", "gaze/s01.coord", 134, 0, 0, 99, 0, 0, 35, 99 / 134, 0.25],
-                  ["B", "gaze/s02.arff", 127, 1, 0, 0, 3, 6, 117, 1 / 127, 0.25]],
+    pd.DataFrame([["B", "gaze/s01.coord", 134, 0, 0, 99, 0, 0, 0, 35, 99 / 134, 0.25, "", "none", "", "none", "none",
+                   ""],
+                  ["B", "gaze/s02.arff", 127, 1, 0, 0, 4, 3, 6, 113, 1 / 127, 0.25, "1280x1024", "file", "1280x720",
+                   "assumed", "file", ""]],
                  columns=COUNT_COLUMNS).to_csv(counts, index=False)
     (results.parent / "report.html").write_text("<html>workflow report</html>")
     motion_t1 = results / "aggregate" / "motion_table1.csv"
@@ -90,9 +92,11 @@ def test_attention_page_shows_the_gaze_counts_and_marks_a_recording_over_its_los
     rows = [r for r in table.split("<tr")[2:]]
     assert len(rows) == 2
     cells = [[c.split("<", 1)[0] for c in r.split("<td>")[1:]] for r in rows]
-    assert cells[0][:10] == ["B", "gaze/s01.coord", "134", "35", "0", "0", "99", "0", "0", "73.9 (over 25 %: check the "
-                                                                                          "screen geometry)"]
-    assert cells[1][:10] == ["B", "gaze/s02.arff", "127", "117", "1", "0", "0", "3", "6", "0.8"]
+    assert cells[0][:12] == ["B", "gaze/s01.coord", "134", "35", "0", "0", "99", "0", "0", "0", "73.9 (over 25 %: "
+                             "check the screen geometry)", "none (positions are movie pixels)"]
+    # gaze on the letterbox bars is counted (off the movie's picture) and the file's own screen is named
+    assert cells[1][:12] == ["B", "gaze/s02.arff", "127", "113", "1", "0", "0", "4", "3", "6", "0.8",
+                             "screen 1280x1024 px (file), movie 1280x720 px (assumed)"]
     assert rows[0].startswith(' class="warn"') and not rows[1].startswith(' class="warn"')
     # a page of another track has no gaze counts
     motion = next((report / f"{b.name}.html").read_text() for b in boards if b.spec["track"] == "motion")

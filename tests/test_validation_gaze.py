@@ -22,7 +22,8 @@ def test_mark_invalid_counts_each_reason():
     out, n = mark_invalid(sample_table("s1", "m", t, x, y, valid), (0, 0, W, H), margin=0.1)
     # kept: the on-screen sample, one 5 % left of the screen, one 9 % below it
     assert out["valid"].tolist() == [True, False, False, True, False, True, False]
-    assert n == {"samples": 7, "already_invalid": 1, "no_time": 1, "off_screen": 2, "outside_movie": 0, "valid": 3}
+    assert n == {"samples": 7, "already_invalid": 1, "no_time": 1, "off_screen": 2, "off_movie": 0,
+                 "outside_movie": 0, "valid": 3}
     # a 20 ms movie: the samples at 20 and 24 ms fall in no frame (the one at 24 ms was already invalid)
     out, n = mark_invalid(sample_table("s1", "m", t, x, y, valid), (0, 0, W, H), margin=0.1, duration_ms=20.0)
     assert out["valid"].tolist() == [True, False, False, True, False, False, False]

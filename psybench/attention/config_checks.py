@@ -11,6 +11,7 @@ import inspect
 from collections.abc import Mapping
 from typing import Any
 
+from psybench.attention.gaze.datasets import PREFIX, dataset_definition
 from psybench.attention.stimuli import render_popout
 from psybench.config_checks import check_param_value, config_error, project_file
 
@@ -53,6 +54,12 @@ def check_config(config: Mapping[str, Any], models: Mapping[str, Any]) -> None:
             project_file(f"{key}.gaze" + (f"[{i}]" if isinstance(gaze, list) else ""), str(f))
         if gaze is not None and not files:
             raise config_error(f"{key}.gaze", "lists no file")
+        fmt = str(spec.get("gaze_format", "auto"))
+        if fmt.startswith(PREFIX):
+            try:
+                dataset_definition(fmt[len(PREFIX):])
+            except ValueError as exc:
+                raise config_error(f"{key}.gaze_format", str(exc)) from None
         if "observers" not in spec and gaze is None:
             raise config_error(key, "needs 'observers' (synthetic, for a popout) or 'gaze' (recording files)")
         if "observers" in spec and "popout" not in spec:

@@ -35,6 +35,14 @@ Defaults (the names the metrics table uses):
 Degenerate maps give what MIT's code gives: a constant map has no NSS, CC, SIM or
 IG (NaN), AUC-Borji/sAUC 0.5 and AUC-Judd (with jitter) above 0.5.
 
+A map holding NaN or infinity (a saliency map, fixation density or baseline) is an
+error (:func:`finite_map`, ``ValueError`` naming the map and its first bad cell) in
+every function here and in the stack path of the workflow
+(:func:`psybench.attention.stack_metrics.score_stack`,
+:func:`psybench.attention.metrics.score_frames`). MIT's code has no single answer for
+such a map (NaN from its NSS and CC, a finite KL, an AUC-Judd from wherever ``sort``
+puts the NaN), so no number is given for it.
+
 Variants, under their own names (not in the default table):
 :func:`auc_judd_no_jitter` (ties counted as above, no jitter),
 :func:`auc_shuffled_rank` (exact Mann-Whitney rank AUC, ties 1/2, all other
@@ -52,6 +60,7 @@ from psybench.attention.defaults import N_SPLITS, SEED
 
 __all__ = [
     "EPS",
+    "finite_map",
     "JITTER",
     "auc_judd",
     "auc_judd_jitter",
@@ -74,6 +83,17 @@ __all__ = [
 EPS = float(np.finfo(np.float64).eps)
 #: Upper bound of MIT's AUC-Judd tie-breaking jitter (``rand / 10000000``).
 JITTER = 1e-7
+
+
+def finite_map(m, what: str = "saliency map") -> np.ndarray:
+    """``m`` as a float64 array; ``ValueError`` naming ``what`` and its first cell when it holds NaN or infinity."""
+    m = np.asarray(m, np.float64)
+    bad = ~np.isfinite(m)
+    if bad.any():
+        cell = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(f"{what} holds {int(bad.sum())} non-finite value(s) (NaN or inf), the first at cell "
+                         f"{cell}: metrics need a finite map")
+    return m
 
 
 def _mask(fix, shape) -> np.ndarray:
@@ -158,7 +178,7 @@ def auc_judd(saliency: np.ndarray, fixations: np.ndarray) -> float:
     ``k / (k + 1)``. This equals the mean of MIT's score wherever distinct map values
     are more than the jitter (1e-7) apart.
     """
-    s = np.asarray(saliency, np.float64).ravel()
+    s = finite_map(saliency).ravel()
     f = _mask(fixations, np.shape(saliency)).ravel()
     n, m = int(f.sum()), int((~f).sum())
     if n == 0 or m == 0:
@@ -172,7 +192,7 @@ def auc_judd(saliency: np.ndarray, fixations: np.ndarray) -> float:
 
 def auc_judd_jitter(saliency: np.ndarray, fixations: np.ndarray, *, seed: int = SEED) -> float:
     """MIT's AUC-Judd literally: ``U(0, 1e-7)`` jitter (seeded), range-normalise, Judd's curve."""
-    s = np.asarray(saliency, np.float64)
+    s = finite_map(saliency)
     f = _mask(fixations, s.shape).ravel()
     if not f.any() or f.all():
         return float("nan")
@@ -182,7 +202,7 @@ def auc_judd_jitter(saliency: np.ndarray, fixations: np.ndarray, *, seed: int = 
 
 def auc_judd_no_jitter(saliency: np.ndarray, fixations: np.ndarray) -> float:
     """Variant: Judd's curve without jitter (tied cells all counted as above; may exceed an FP rate of 1)."""
-    s = np.asarray(saliency, np.float64)
+    s = finite_map(saliency)
     f = _mask(fixations, s.shape).ravel()
     if not f.any() or f.all():
         return float("nan")
@@ -212,7 +232,7 @@ def auc_borji(saliency: np.ndarray, fixations: np.ndarray, *, n_splits: int = N_
     n_fix))[k]`` (flat cell indices, with replacement); ``n_fix`` = fixated cells.
     ``negatives``: those indices already drawn (:func:`borji_negatives`).
     """
-    s = _range(saliency).ravel()
+    s = _range(finite_map(saliency)).ravel()
     f = _mask(fixations, np.shape(saliency)).ravel()
     pos = s[f]
     if pos.size == 0:
@@ -269,7 +289,7 @@ def auc_shuffled(
     ``rng = default_rng(seed)``. NaN when no other cell is fixated. ``negatives``:
     those indices already drawn (:func:`shuffled_negatives`).
     """
-    s = _range(saliency).ravel()
+    s = _range(finite_map(saliency)).ravel()
     pos = s[_mask(fixations, np.shape(saliency)).ravel()]
     if negatives is None:
         negatives = shuffled_negatives(fixations, other_fixations, n_splits=n_splits, seed=seed)
@@ -280,7 +300,7 @@ def auc_shuffled(
 
 def auc_shuffled_rank(saliency: np.ndarray, fixations: np.ndarray, other_fixations: np.ndarray) -> float:
     """Variant: exact rank sAUC (Mann-Whitney, ties 1/2), fixations counted with multiplicity."""
-    s = np.asarray(saliency, np.float64)
+    s = finite_map(saliency)
     f, o = np.asarray(fixations), np.asarray(other_fixations)
     if f.shape != s.shape or o.shape != s.shape:
         raise ValueError("auc_shuffled_rank: saliency, fixations and other_fixations must share a shape")
@@ -291,7 +311,7 @@ def auc_shuffled_rank(saliency: np.ndarray, fixations: np.ndarray, other_fixatio
 
 def nss(saliency: np.ndarray, fixations: np.ndarray) -> float:
     """NSS: mean at the fixated cells of the map z-scored with the sample SD (ddof 1)."""
-    s = np.asarray(saliency, np.float64)
+    s = finite_map(saliency)
     f = _mask(fixations, s.shape)
     sd = s.std(ddof=1) if s.size > 1 else 0.0
     if sd == 0 or not f.any():
@@ -301,8 +321,8 @@ def nss(saliency: np.ndarray, fixations: np.ndarray) -> float:
 
 def cc(saliency: np.ndarray, density: np.ndarray) -> float:
     """Pearson correlation coefficient between the map and a fixation density map."""
-    a = np.asarray(saliency, np.float64).ravel()
-    b = np.asarray(density, np.float64).ravel()
+    a = finite_map(saliency).ravel()
+    b = finite_map(density, "fixation density").ravel()
     a = a - a.mean()
     b = b - b.mean()
     den = np.sqrt((a * a).sum() * (b * b).sum())
@@ -311,15 +331,15 @@ def cc(saliency: np.ndarray, density: np.ndarray) -> float:
 
 def kl_div(saliency: np.ndarray, density: np.ndarray) -> float:
     """KL divergence of the fixation density Q from the map P (lower is better)."""
-    s = np.asarray(saliency, np.float64)
+    s = finite_map(saliency)
     P = _sum1(s if s.min() >= 0 else _unit(s))
-    Q = _sum1(density)
+    Q = _sum1(finite_map(density, "fixation density"))
     return float((Q * np.log(EPS + Q / (P + EPS))).sum())
 
 
 def similarity(saliency: np.ndarray, density: np.ndarray) -> float:
     """SIM: histogram intersection of the map and the density, both range- then sum-normalised."""
-    P, Q = _range_sum1(saliency), _range_sum1(density)
+    P, Q = _range_sum1(finite_map(saliency)), _range_sum1(finite_map(density, "fixation density"))
     if np.isnan(P).all() or np.isnan(Q).all():
         return float("nan")
     return float(np.minimum(P, Q).sum())
@@ -327,8 +347,8 @@ def similarity(saliency: np.ndarray, density: np.ndarray) -> float:
 
 def similarity_sum_normalised(saliency: np.ndarray, density: np.ndarray) -> float:
     """Variant: SIM with the map range-normalised but the density only sum-normalised."""
-    P = _range_sum1(saliency)
-    return float(np.minimum(P, _sum1(density)).sum())
+    P = _range_sum1(finite_map(saliency))
+    return float(np.minimum(P, _sum1(finite_map(density, "fixation density"))).sum())
 
 
 def _gain(P: np.ndarray, B: np.ndarray, fixations) -> float:
@@ -348,8 +368,8 @@ def information_gain(saliency: np.ndarray, fixations: np.ndarray, baseline: np.n
         :func:`psybench.attention.metrics.centre_baseline`); map and baseline are
         range-normalised, then sum-normalised.
     """
-    P = _sum1(_range(saliency))
-    B = _sum1(_range(baseline))
+    P = _sum1(_range(finite_map(saliency)))
+    B = _sum1(_range(finite_map(baseline, "baseline")))
     if P.shape != B.shape:
         raise ValueError(f"baseline of shape {B.shape} does not match the saliency map {P.shape}")
     return _gain(P, B, fixations)
@@ -357,8 +377,8 @@ def information_gain(saliency: np.ndarray, fixations: np.ndarray, baseline: np.n
 
 def information_gain_sum_normalised(saliency: np.ndarray, fixations: np.ndarray, baseline: np.ndarray) -> float:
     """Variant: IG with the baseline only sum-normalised (its minimum kept), fixations weighted by count."""
-    P = _sum1(_range(saliency))
-    B = _sum1(baseline)
+    P = _sum1(_range(finite_map(saliency)))
+    B = _sum1(finite_map(baseline, "baseline"))
     w = np.maximum(np.asarray(fixations), 0).astype(np.float64)
     if w.shape != P.shape:
         raise ValueError(f"fixation map of shape {w.shape} does not match the saliency map {P.shape}")

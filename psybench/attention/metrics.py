@@ -43,6 +43,7 @@ from psybench.attention.map_metrics import (
     auc_shuffled,
     borji_negatives,
     cc,
+    finite_map,
     information_gain,
     kl_div,
     nss,
@@ -132,10 +133,17 @@ def score_frames(
     -------
     dict metric name -> mean over frames (NaN-free frames only); a list of M such
     dicts for a stack of maps.
+
+    Raises
+    ------
+    ValueError
+        A map holding NaN or infinity on any frame, naming the first such cell
+        (:func:`~psybench.attention.map_metrics.finite_map`, as every per-map metric).
     """
     maps = np.asarray(maps, np.float64)
     counts = np.asarray(counts)
     single = maps.ndim == 3
+    finite_map(maps, "saliency maps (frame, row, column)" if single else "saliency maps (map, frame, row, column)")
     stack = maps[None] if single else maps
     if stack.ndim != 4 or stack.shape[1:] != counts.shape or counts.ndim != 3:
         raise ValueError(f"maps {maps.shape} and fixation counts {counts.shape} must be (T, H, W) "

@@ -12,14 +12,16 @@ order as the per-map functions: elementwise operations row by row, reductions al
 each map's own (last, contiguous) axis, which NumPy sums as it sums one map alone,
 and integer counts where the per-map code bisects sorted values. AUC-Borji and sAUC
 build their threshold grid from each map's own largest value, so maps are grouped by
-the length of that grid. The results are the per-map functions' to the bit (tested).
+the length of that grid. The results are the per-map functions' to the bit (tested),
+and a map holding NaN or infinity is the same error here as there
+(:func:`~psybench.attention.map_metrics.finite_map`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from psybench.attention.map_metrics import EPS
+from psybench.attention.map_metrics import EPS, finite_map
 
 __all__ = ["score_stack"]
 
@@ -111,12 +113,18 @@ def score_stack(
     Returns
     -------
     dict metric name -> ndarray, shape (R,)
+
+    Raises
+    ------
+    ValueError
+        A map, density or the baseline holding NaN or infinity (naming its row and cell).
     """
-    s = np.asarray(maps, np.float64)
+    s = finite_map(maps, "saliency map (row, cell)")
     R, K = s.shape
     fix = np.asarray(fixations, bool)
     n = int(fix[0].sum()) if R else 0
-    dens = np.asarray(density, np.float64)
+    dens = finite_map(density, "fixation density (row, cell)")
+    baseline = finite_map(baseline, "baseline")
     ranged = _range(s)
     pos = ranged[fix].reshape(R, n)
 

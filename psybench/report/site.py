@@ -207,10 +207,22 @@ def _gaze_counts(paths: Sequence[str | os.PathLike]) -> list[dict[str, Any]]:
     for r in pd.concat(tables, ignore_index=True).itertuples(index=False):
         rows.append({"movie": r.movie, "file": r.file, "samples": int(r.samples), "valid": int(r.valid),
                      "lost": [int(r.flagged), int(r.no_time), int(r.off_screen)],
+                     "off_movie": int(getattr(r, "off_movie", 0)),
                      "outside_movie": int(r.outside_movie), "saccade": int(r.saccade),
+                     "geometry": _geometry_used(r),
                      "lost_share": f"{100 * r.lost_share:.1f}", "max_lost_share": f"{100 * r.max_lost_share:.0f}",
                      "over": bool(r.lost_share > r.max_lost_share)})
     return rows
+
+
+def _geometry_used(r: Any) -> str:
+    """The screen and shown movie a gaze file was mapped with, and where each came from (config, file, assumed)."""
+    parts = []
+    for label, size, source in (("screen", "screen_px", "screen_from"), ("movie", "movie_px", "movie_from")):
+        value, origin = getattr(r, size, ""), getattr(r, source, "none")
+        if isinstance(value, str) and value and origin != "none":
+            parts.append(f"{label} {value} px ({origin})")
+    return ", ".join(parts) or "none (positions are movie pixels)"
 
 
 def _held_out(section: dict[str, Any], out_dir: Path, results_root: Path) -> dict[str, Any] | None:

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["deg_to_screen_px", "screen_to_movie", "recording_screen", "to_movie_pixels"]
+__all__ = ["deg_to_screen_px", "screen_to_movie", "recording_screen", "to_movie_pixels", "movie_px_per_deg"]
 
 log = logging.getLogger(__name__)
 
@@ -53,25 +53,64 @@ def screen_to_movie(x, y, screen_px, movie_px, *, fit: str = "contain") -> tuple
     return (np.asarray(x, float) - x0) / sx, (np.asarray(y, float) - y0) / sy
 
 
-def recording_screen(samples, screen: Mapping[str, Any] | None, path) -> dict[str, Any]:
-    """The screen geometry of one loaded file: the config's ``screen``, its size taken from the file when unset.
+#: Screen keys a file may state (loaders put them in ``attrs["screen_px"]`` and ``attrs["screen_mm"]``).
+_MM_KEYS = ("width_mm", "height_mm", "distance_mm")
 
-    GazeCom (``gaze <w> <h>``), ARFF (``%@METADATA width_px/height_px``) and EyeLink
-    (``DISPLAY_COORDS``) files state the screen their positions are in; the loaders put
-    it in ``samples.attrs["screen_px"]``. A configured ``width_px``/``height_px`` wins
-    (a disagreement is logged, naming the file).
+
+def recording_screen(samples, screen: Mapping[str, Any] | None, path, source_size=None) -> dict[str, Any]:
+    """The screen geometry of one loaded file: the config's ``screen``, each part the config leaves out taken
+    from the file, and where each part came from.
+
+    GazeCom (``gaze <w> <h>``, ``geometry distance .. width .. height ..``), ARFF
+    (``%@METADATA width_px/height_px/width_mm/height_mm/distance_mm``), EyeLink
+    (``DISPLAY_COORDS`` / ``GAZE_COORDS``) files and pymovements' dataset definitions
+    state the screen their positions are in; the loaders put it in
+    ``samples.attrs["screen_px"]`` (and ``["screen_mm"]``). A configured value wins (a
+    disagreeing screen size is logged, naming the file). With a screen size known and
+    no ``movie_px`` configured, the movie is taken as shown filling the screen at its
+    own aspect ratio (``movie_px`` = ``source_size``, ``fit`` as configured, default
+    ``contain``, as GazeCom shows its movies: Dorr, Martinetz, Gegenfurtner & Barth
+    2010, J. Vis. 10(10)), logged when the screen's size differs from the movie's.
+
+    Returns
+    -------
+    dict
+        The ``screen`` mapping, plus ``sources``: ``{"screen_px", "size_mm", "movie_px"}``
+        each ``config``, ``file``, ``assumed`` (``movie_px`` only) or ``none``.
     """
-    out = dict(screen or {})
+    out = {k: v for k, v in (screen or {}).items() if k != "sources"}
+    sources = {}
     own = samples.attrs.get("screen_px")
-    if own is not None:
-        own = [float(v) for v in own[:2]]
-        if "width_px" in out and "height_px" in out:
-            cfg = [float(out["width_px"]), float(out["height_px"])]
-            if cfg != own:
-                log.warning("gaze file %s states a %gx%g px screen, the config's screen is %gx%g px: using the "
-                            "config's", path, *own, *cfg)
-        else:
-            out["width_px"], out["height_px"] = own
+    if "width_px" in out and "height_px" in out:
+        sources["screen_px"] = "config"
+        cfg = [float(out["width_px"]), float(out["height_px"])]
+        if own is not None and cfg != [float(v) for v in own[:2]]:
+            log.warning("gaze file %s states a %gx%g px screen, the config's screen is %gx%g px: using the "
+                        "config's", path, *[float(v) for v in own[:2]], *cfg)
+    elif own is not None:
+        out["width_px"], out["height_px"] = (float(v) for v in own[:2])
+        sources["screen_px"] = "file"
+    else:
+        sources["screen_px"] = "none"
+    own_mm = {k: float(v) for k, v in (samples.attrs.get("screen_mm") or {}).items() if k in _MM_KEYS and v}
+    from_file = [k for k in _MM_KEYS if k not in out and k in own_mm]
+    out.update({k: own_mm[k] for k in from_file})
+    given = [k for k in _MM_KEYS if k in (screen or {})]
+    sources["size_mm"] = ("config+file" if given and from_file else "config" if given else
+                          "file" if from_file else "none")
+    if "movie_px" in out:
+        sources["movie_px"] = "config"
+    elif sources["screen_px"] != "none" and source_size is not None:
+        out["movie_px"] = [float(v) for v in source_size[:2]]
+        out.setdefault("fit", "contain")
+        sources["movie_px"] = "assumed"
+        if [float(out["width_px"]), float(out["height_px"])] != out["movie_px"]:
+            log.warning("gaze file %s: a %gx%g px screen and no screen.movie_px: the %gx%g px movie is taken as "
+                        "shown filling the screen (fit %s); set screen.movie_px and fit if it was not", path,
+                        float(out["width_px"]), float(out["height_px"]), *out["movie_px"], out["fit"])
+    else:
+        sources["movie_px"] = "none"
+    out["sources"] = sources
     return out
 
 
@@ -120,3 +159,21 @@ def to_movie_pixels(samples, screen: Mapping[str, Any], source_size, path):
     out = samples.copy()
     out["x"], out["y"] = x, y
     return out
+
+
+def movie_px_per_deg(screen: Mapping[str, Any], source_size) -> float | None:
+    """Pixels of the stored movie frames per degree of visual angle at the screen's centre, from the geometry.
+
+    One degree right of the centre is ``distance_mm * tan(1 deg)`` mm, i.e. that times
+    ``width_px / width_mm`` screen pixels (:func:`deg_to_screen_px`), mapped to the movie
+    (``movie_px``, ``fit``) and scaled to ``source_size`` as positions are
+    (:func:`to_movie_pixels`). None when the screen's size in px and mm, the distance or
+    ``movie_px`` is unknown.
+    """
+    if source_size is None or not all(k in screen for k in ("width_px", "height_px", "width_mm", "distance_mm",
+                                                            "movie_px")):
+        return None
+    x, _ = deg_to_screen_px([0.0, 1.0], [0.0, 0.0], screen)
+    mx, _ = screen_to_movie(x, [0.0, 0.0], (screen["width_px"], screen["height_px"]), screen["movie_px"],
+                            fit=screen.get("fit", "contain"))
+    return float((mx[1] - mx[0]) * float(source_size[0]) / float(screen["movie_px"][0]))

@@ -43,12 +43,10 @@ import numpy as np
 import pandas as pd
 
 from psybench.attention.gaze.columns import GazeFormatError, sample_table
-from psybench.attention.gaze.eyelink import is_eyelink_asc, load_eyelink
 from psybench.attention.gaze.geometry import screen_to_movie
-from psybench.attention.gaze.tables import load_table
 from psybench.units import frames_to_ms
 
-__all__ = ["GazeFormatError", "load_csv", "load_crcns", "load_diem", "load_gazecom", "load_arff", "load_gaze"]
+__all__ = ["GazeFormatError", "load_csv", "load_crcns", "load_diem", "load_gazecom", "load_arff"]
 
 
 def _float(path, lineno, token, what):
@@ -269,8 +267,8 @@ def load_gazecom(
 
     Samples (``t_us x y confidence``) with ``confidence < min_confidence`` are
     invalid; times are kept as recorded (us -> ms). ``attrs`` carries the screen size
-    in px (``screen_px``) and the geometry in metres (``geometry``: distance, width,
-    height).
+    in px (``screen_px``), the geometry in metres (``geometry``: distance, width,
+    height) and in mm (``screen_mm``: ``width_mm``, ``height_mm``, ``distance_mm``).
     """
     path = Path(path)
     t, xs, ys, conf = [], [], [], []
@@ -307,6 +305,9 @@ def load_gazecom(
     df = sample_table(subject or stem, movie or stem, t, xs, ys, np.asarray(conf) >= min_confidence)
     df.attrs["screen_px"] = screen
     df.attrs["geometry"] = geometry
+    if geometry:
+        df.attrs["screen_mm"] = {f"{k}_mm": 1000.0 * v for k, v in geometry.items()
+                                 if k in ("width", "height", "distance")}
     return df
 
 
@@ -326,8 +327,9 @@ def load_arff(
     """Load a GazeCom ARFF recording (``@ATTRIBUTE time/x/y/confidence``, ``@DATA`` rows).
 
     Times are in us as recorded (-> ms); ``%@METADATA`` values (``width_px``,
-    ``height_px``, ``distance_mm``, ...) go to ``attrs["metadata"]``, and the screen
-    size in px to ``attrs["screen_px"]``. Extra attributes (hand labels) are ignored.
+    ``height_px``, ``distance_mm``, ...) go to ``attrs["metadata"]``, the screen
+    size in px to ``attrs["screen_px"]`` and in mm to ``attrs["screen_mm"]``.
+    Extra attributes (hand labels) are ignored.
     """
     path = Path(path)
     meta: dict[str, float] = {}
@@ -376,36 +378,6 @@ def load_arff(
     df.attrs["metadata"] = meta
     if "width_px" in meta and "height_px" in meta:
         df.attrs["screen_px"] = [meta["width_px"], meta["height_px"]]
+    df.attrs["screen_mm"] = {k: meta[k] for k in ("width_mm", "height_mm", "distance_mm") if k in meta}
     return df
 
-
-def load_gaze(path: str | os.PathLike, *, fmt: str = "auto", **kwargs) -> pd.DataFrame:
-    """Load a gaze file in ``fmt`` ('csv', 'crcns', 'diem', 'gazecom', 'arff', 'eyelink', 'table' or 'auto').
-
-    'auto' goes by the name (``.csv``, ``.e-ceyeS``, ``.arff``, ``.coord``, ``.asc``) and then the first
-    line (``** CONVERTED FROM``: EyeLink; ``gaze <w> <h>``: GazeCom; else DIEM). 'table' is
-    :func:`psybench.attention.gaze.tables.load_table` (keyword ``columns`` required).
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"gaze file {path} does not exist")
-    if fmt == "auto":
-        if path.suffix.lower() == ".csv":
-            fmt = "csv"
-        elif path.name.endswith(".e-ceyeS") or path.suffix == ".e-ceyeS":
-            fmt = "crcns"
-        elif path.suffix.lower() == ".arff":
-            fmt = "arff"
-        elif path.suffix.lower() == ".coord":
-            fmt = "gazecom"
-        elif path.suffix.lower() == ".asc" or is_eyelink_asc(path):
-            fmt = "eyelink"
-        else:
-            with open(path, encoding="utf-8", errors="replace") as fh:
-                first = next((ln.strip() for ln in fh if ln.strip() and not ln.startswith(("#", "%"))), "")
-            fmt = "gazecom" if first.startswith("gaze ") else "diem"
-    loaders = {"csv": load_csv, "crcns": load_crcns, "diem": load_diem, "gazecom": load_gazecom,
-               "arff": load_arff, "table": load_table, "eyelink": load_eyelink}
-    if fmt not in loaders:
-        raise ValueError(f"gaze format {fmt!r} for {path} is not one of {sorted(loaders)}")
-    return loaders[fmt](path, **kwargs)

@@ -6,8 +6,11 @@ in the config), so a new dataset's export loads without code. The mapping
 (:data:`TABLE_KEYS`):
 
 =================  ================================================================
-``time``           column of the sample time (required)
+``time``           column of the sample time; without it, rows are samples at a fixed
+                   rate: each subject's ``i``-th row at ``i * 1000 / sampling_rate_hz`` ms
 ``time_unit``      ``ms`` (default), ``s``, ``us`` or ``samples`` (then ``sampling_rate_hz``)
+``sampling_rate_hz``  the rate of ``samples`` or of a table without ``time`` (default:
+                   the file's ``## Sample Rate:`` line, SMI)
 ``x``, ``y``       column(s) of the position; a list (e.g. left and right eye) is
                    averaged over its finite entries
 ``position_unit``  ``px`` (default, screen pixels from the top left), ``deg`` (visual
@@ -21,7 +24,17 @@ in the config), so a new dataset's export loads without code. The mapping
 ``sep``            field separator (default: tab for ``.tsv``/``.txt``, else comma)
 ``header``         false when the file has no header row; columns are then 0-based
                    indices
+``comment``        lines starting with it are skipped wherever they are (default ``#``;
+                   SMI iView/BeGaze exports open with ``## key: value`` lines)
+``keep_rows``      ``{column: .., values: [..]}``: only rows with one of these values
+                   are samples (SMI: ``{column: Type, values: [SMP]}`` drops ``MSG`` rows)
 =================  ================================================================
+
+SMI's ``##`` header (iView X IDF Converter, BeGaze) states the sampling rate (``Sample
+Rate``), the screen in px (``Calibration Area``), its size in mm (``Stimulus Dimension
+[mm]``) and the viewing distance (``Head Distance [mm]``); they go to ``attrs``
+(``sampling_rate_hz``, ``screen_px``, ``screen_mm``) and are used where the config
+gives none (:func:`~psybench.attention.gaze.geometry.recording_screen`).
 
 Screen geometry (``screen``): ``width_px``, ``height_px`` and, for ``deg``, ``width_mm``
 and ``distance_mm``; ``movie_px`` (width, height of the movie) with ``fit``
@@ -35,7 +48,9 @@ are kept as recorded.
 
 from __future__ import annotations
 
+import io
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -50,20 +65,67 @@ __all__ = ["TABLE_KEYS", "load_table"]
 
 TABLE_KEYS = frozenset({
     "time", "time_unit", "sampling_rate_hz", "x", "y", "position_unit", "y_up", "subject", "movie", "valid",
-    "valid_values", "sep", "header",
+    "valid_values", "sep", "header", "comment", "keep_rows",
 })
+#: SMI's ``## key: value`` header lines (iView X IDF Converter and BeGaze text exports).
+_SMI_LINE = re.compile(r"^##\s*(?P<key>[^:\t]+?)\s*:\s*(?P<value>.*?)\s*$")
 _TIME_MS = {"ms": 1.0, "s": 1000.0, "us": 1e-3}
 
 
-def _numeric(df, col, path, line0):
+def _numeric(df, col, path, linenos):
     raw = df[col]
     num = pd.to_numeric(raw, errors="coerce")
     text = raw.astype(str).str.strip().str.lower()
     bad = num.isna() & raw.notna() & ~text.isin(["nan", "", "na", "none", "null", "."])
     if bad.any():
         i = int(np.flatnonzero(bad.to_numpy())[0])
-        raise GazeFormatError(path, i + line0, f"column {col!r} value {raw.iloc[i]!r} is not a number")
+        raise GazeFormatError(path, int(linenos[i]), f"column {col!r} value {raw.iloc[i]!r} is not a number")
     return num.to_numpy(float)
+
+
+def _read_lines(path: Path, comment: str | None) -> tuple[str, list[int], dict[str, Any]]:
+    """The table's text without blank and comment lines, the file's line number of each kept line, and what
+    SMI's ``##`` header lines state (sampling rate, screen px and mm)."""
+    kept, linenos, meta = [], [], {}
+    try:
+        with open(path, encoding="utf-8", errors="strict") as fh:
+            for lineno, raw in enumerate(fh, 1):
+                if not raw.strip():
+                    continue
+                if comment and raw.lstrip().startswith(comment):
+                    m = _SMI_LINE.match(raw.strip())
+                    if m:
+                        meta[m.group("key").lower()] = m.group("value")
+                    continue
+                kept.append(raw if raw.endswith("\n") else raw + "\n")
+                linenos.append(lineno)
+    except UnicodeDecodeError as exc:
+        raise GazeFormatError(path, None, f"not a text table ({exc})") from None
+    return "".join(kept), linenos, _smi_attrs(path, meta)
+
+
+def _smi_attrs(path: Path, meta: Mapping[str, str]) -> dict[str, Any]:
+    """``attrs`` from SMI's header: ``Sample Rate``, ``Calibration Area`` (px), ``Stimulus Dimension [mm]``,
+    ``Head Distance [mm]``."""
+    def numbers(key):
+        try:
+            return [float(v) for v in meta[key].replace(",", ".").split()] if key in meta else []
+        except ValueError:
+            raise GazeFormatError(path, None, f"header line '## {key}: {meta[key]}' is not numbers") from None
+
+    attrs: dict[str, Any] = {}
+    rate, area = numbers("sample rate"), numbers("calibration area")
+    size, dist = numbers("stimulus dimension [mm]"), numbers("head distance [mm]")
+    if rate:
+        attrs["sampling_rate_hz"] = rate[0]
+    if len(area) == 2:
+        attrs["screen_px"] = area
+    mm = dict(zip(("width_mm", "height_mm"), size[:2]))
+    if dist:
+        mm["distance_mm"] = dist[0]
+    if mm:
+        attrs["screen_mm"] = mm
+    return attrs
 
 
 def load_table(
@@ -100,42 +162,60 @@ def load_table(
     unknown = sorted(set(columns) - TABLE_KEYS)
     if unknown:
         raise ValueError(f"gaze_columns for {path}: unknown key(s) {unknown}; known: {sorted(TABLE_KEYS)}")
-    for key in ("time", "x", "y"):
+    for key in ("x", "y"):
         if key not in columns:
             raise ValueError(f"gaze_columns for {path}: '{key}' (column name) is required")
     header = bool(columns.get("header", True))
     sep = columns.get("sep") or ("\t" if path.suffix.lower() in (".tsv", ".txt") else ",")
+    text, linenos, attrs = _read_lines(path, columns.get("comment", "#"))
     try:
-        df = pd.read_csv(path, sep=sep, dtype=str, header=0 if header else None, skipinitialspace=True)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        df = pd.read_csv(io.StringIO(text), sep=sep, dtype=str, header=0 if header else None, skipinitialspace=True,
+                         skip_blank_lines=False)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         raise GazeFormatError(path, None, f"not a delimited table ({exc})") from None
     if header:
         df.columns = [str(c).strip() for c in df.columns]
-    line0 = 2 if header else 1
+    rows = np.asarray(linenos[1:] if header else linenos, int)  # the file's line of each row
+    rate = columns.get("sampling_rate_hz") or attrs.get("sampling_rate_hz")
+    if columns.get("time") is None and not rate:
+        raise ValueError(f"gaze_columns for {path}: 'time' (column name) or 'sampling_rate_hz' (rows at a fixed "
+                         "rate) is required; the file states no '## Sample Rate'")
 
     def names(key):
         v = columns[key]
         return list(v) if isinstance(v, (list, tuple)) else [v]
 
+    keep = columns.get("keep_rows")
+    if keep is not None and (not isinstance(keep, Mapping) or set(keep) != {"column", "values"}):
+        raise ValueError(f"gaze_columns for {path}: keep_rows must be {{column: <name>, values: [...]}}, got {keep!r}")
     keys = [k for k in ("time", "x", "y", "subject", "movie", "valid") if columns.get(k) is not None]
-    needed = [c for k in keys for c in names(k)]
+    needed = [c for k in keys for c in names(k)] + ([keep["column"]] if keep else [])
     missing = [c for c in needed if c not in df.columns]
     if missing:
-        raise GazeFormatError(path, 1 if header else None,
+        raise GazeFormatError(path, int(linenos[0]) if header and linenos else None,
                               f"missing column(s) {missing}; the table has {list(df.columns)}")
+    if keep:
+        mask = df[keep["column"]].astype(str).str.strip().isin([str(v) for v in keep["values"]]).to_numpy()
+        df, rows = df[mask].reset_index(drop=True), rows[mask]
     unit = columns.get("time_unit", "ms")
-    t = _numeric(df, columns["time"], path, line0)
-    if unit == "samples":
-        if not columns.get("sampling_rate_hz"):
+    if columns.get("time") is None:  # rows at a fixed rate, counted per subject
+        subj = df[columns["subject"]].astype(str) if columns.get("subject") is not None else pd.Series(0, df.index)
+        t = subj.groupby(subj, sort=False).cumcount().to_numpy(float) * 1000.0 / float(rate)
+    elif unit == "samples":
+        if not rate:
             raise ValueError(f"gaze_columns for {path}: time_unit 'samples' needs sampling_rate_hz")
-        t = t * 1000.0 / float(columns["sampling_rate_hz"])
+        t = _numeric(df, columns["time"], path, rows) * 1000.0 / float(rate)
     elif unit in _TIME_MS:
-        t = t * _TIME_MS[unit]
+        t = _numeric(df, columns["time"], path, rows) * _TIME_MS[unit]
     else:
         raise ValueError(f"gaze_columns for {path}: time_unit {unit!r} is not one of ms, s, us, samples")
-    x = _mean_finite([_numeric(df, c, path, line0) for c in names("x")])
-    y = _mean_finite([_numeric(df, c, path, line0) for c in names("y")])
-    x, y = _to_screen_px(x, y, columns, screen or {}, path)
+    x = _mean_finite([_numeric(df, c, path, rows) for c in names("x")])
+    y = _mean_finite([_numeric(df, c, path, rows) for c in names("y")])
+    geo = dict(screen or {})  # the file's own screen (SMI's header) where the config gives none
+    if "screen_px" in attrs and not ("width_px" in geo and "height_px" in geo):
+        geo["width_px"], geo["height_px"] = attrs["screen_px"]
+    geo.update({k: v for k, v in (attrs.get("screen_mm") or {}).items() if k not in geo})
+    x, y = _to_screen_px(x, y, columns, geo, path)
     screen = screen or {}
     if "movie_px" in screen:
         x, y = screen_to_movie(x, y, (screen["width_px"], screen["height_px"]), screen["movie_px"],
@@ -150,6 +230,7 @@ def load_table(
     out = sample_table(subject, movie or path.stem, t, x, y, valid)
     if columns.get("movie") is not None and movie is None:
         out["movie"] = df[columns["movie"]].astype(str).to_numpy()
+    out.attrs.update(attrs)
     return out
 
 

@@ -1,4 +1,5 @@
-"""Validity of recorded gaze samples: off-screen positions, non-finite times, times outside the movie.
+"""Validity of recorded gaze samples: off-screen positions, gaze off the movie's picture, non-finite times,
+times outside the movie.
 
 Loaders mark what their format flags (blinks, tracking loss, low confidence) and
 non-finite positions (:func:`psybench.attention.gaze.columns.sample_table`). A
@@ -10,6 +11,13 @@ valid sample (a header and no rows, or only lost samples), naming the file. A
 recording whose valid samples all lie outside the movie's time (an EyeLink file
 on the tracker clock, whose times are ms since the tracker started) is refused
 too, naming the file, rather than leaving a gaze table with no valid frame.
+
+Off the movie: a sample on the screen but outside the movie's picture (on the
+letterbox or pillarbox bars of a movie shown smaller than the screen, or just past
+the frame's edge when the screen is the movie) looked at no cell of the movie. It is
+marked invalid and counted under ``off_movie`` rather than moved onto the nearest edge
+cell, where it would count as a fixation of the movie's border. It is real gaze, not
+lost data, so it does not count towards the lost share.
 
 Lost share: a recording that loses more than ``max_lost_share`` (default
 :data:`MAX_LOST_SHARE`, a quarter) of its samples to its own flags, missing times
@@ -70,9 +78,10 @@ def screen_bounds(source_size: Sequence[float], screen: Mapping[str, Any] | None
 
 def mark_invalid(
     samples: pd.DataFrame, bounds: Sequence[float] | None, *, margin: float = OFF_SCREEN_MARGIN,
-    duration_ms: float | None = None,
+    duration_ms: float | None = None, movie_area: Sequence[float] | None = None,
 ) -> tuple[pd.DataFrame, dict[str, int]]:
-    """Mark samples with a non-finite time, a position beyond ``bounds`` (+ margin) or a time outside the movie invalid.
+    """Mark samples with a non-finite time, a position beyond ``bounds`` (+ margin) or off the movie's picture,
+    or a time outside the movie, invalid.
 
     Parameters
     ----------
@@ -86,13 +95,17 @@ def mark_invalid(
     duration_ms : float, optional
         The movie's duration: samples outside ``[0, duration_ms)`` fall in no frame.
         None: times unchecked.
+    movie_area : (x0, y0, x1, y1), optional
+        The movie's picture in the samples' pixels, edges included (``(0, 0, width, height)``
+        of the stored frames); samples on the screen but outside it are ``off_movie``.
+        None: unchecked.
 
     Returns
     -------
     samples : DataFrame
         A copy with ``valid`` updated.
     counts : dict
-        ``{"samples", "already_invalid", "no_time", "off_screen", "outside_movie", "valid"}``:
+        ``{"samples", "already_invalid", "no_time", "off_screen", "off_movie", "outside_movie", "valid"}``:
         the rows, those the loader had marked, those newly marked for each reason (in
         that order: a sample is counted under the first that applies), and the valid
         rows left.
@@ -107,13 +120,18 @@ def mark_invalid(
     with np.errstate(invalid="ignore"):
         inside = (x >= x0 - mx) & (x <= x1 + mx) & (y >= y0 - my) & (y <= y1 + my)
         during = (t >= 0) & (t < duration_ms) if duration_ms is not None else np.ones(len(t), bool)
+        on_movie = np.ones(len(t), bool)
+        if movie_area is not None:
+            a0, b0, a1, b1 = map(float, movie_area)
+            on_movie = (x >= a0) & (x <= a1) & (y >= b0) & (y <= b1)
     off_screen = valid & ~no_time & ~inside
-    outside_movie = valid & ~no_time & ~off_screen & ~during
-    out["valid"] = valid & ~no_time & ~off_screen & ~outside_movie
+    off_movie = valid & ~no_time & ~off_screen & ~on_movie
+    outside_movie = valid & ~no_time & ~off_screen & ~off_movie & ~during
+    out["valid"] = valid & ~no_time & ~off_screen & ~off_movie & ~outside_movie
     counts = {
         "samples": len(out), "already_invalid": int((~valid).sum()), "no_time": int(no_time.sum()),
-        "off_screen": int(off_screen.sum()), "outside_movie": int(outside_movie.sum()),
-        "valid": int(out["valid"].sum()),
+        "off_screen": int(off_screen.sum()), "off_movie": int(off_movie.sum()),
+        "outside_movie": int(outside_movie.sum()), "valid": int(out["valid"].sum()),
     }
     return out, counts
 
@@ -121,8 +139,9 @@ def mark_invalid(
 def lost_share(counts: Mapping[str, int]) -> float:
     """Share of a recording's samples lost to its own flags, missing times and off-screen positions.
 
-    Samples outside the movie's time and saccades (I-VT) are not counted as lost: they
-    are not the movie's, or not fixations, rather than lost data.
+    Samples outside the movie's time, gaze off the movie's picture (e.g. on letterbox bars)
+    and saccades (I-VT) are not counted as lost: they are not the movie's, or not
+    fixations, rather than lost data.
     """
     lost = counts["already_invalid"] + counts["no_time"] + counts["off_screen"]
     return lost / counts["samples"] if counts["samples"] else 1.0
@@ -131,7 +150,7 @@ def lost_share(counts: Mapping[str, int]) -> float:
 def clean_recording(
     samples: pd.DataFrame, path: str | os.PathLike, bounds: Sequence[float] | None, *,
     margin: float = OFF_SCREEN_MARGIN, duration_ms: float | None = None,
-    max_lost_share: float = MAX_LOST_SHARE,
+    max_lost_share: float = MAX_LOST_SHARE, movie_area: Sequence[float] | None = None,
 ) -> tuple[pd.DataFrame, dict[str, int]]:
     """:func:`mark_invalid` one loaded file, log its counts, refuse it without a valid sample in the movie.
 
@@ -149,13 +168,14 @@ def clean_recording(
         Naming ``path`` when no sample is left valid, or when its valid samples all lie
         outside the movie's time (e.g. times on an eye tracker's clock).
     """
-    out, n = mark_invalid(samples, bounds, margin=margin, duration_ms=duration_ms)
+    out, n = mark_invalid(samples, bounds, margin=margin, duration_ms=duration_ms, movie_area=movie_area)
     share = lost_share(n)
     log.warning(
         "gaze file %s: %d of %d samples valid; invalid: %d flagged by the recording, %d without a finite time, "
-        "%d off the screen (beyond %.0f %% of its size), %d outside the movie's time",
+        "%d off the screen (beyond %.0f %% of its size), %d on the screen but off the movie's picture, %d outside "
+        "the movie's time",
         path, n["valid"], n["samples"], n["already_invalid"], n["no_time"], n["off_screen"], 100 * margin,
-        n["outside_movie"],
+        n["off_movie"], n["outside_movie"],
     )
     if n["valid"] == 0 and n["outside_movie"] > 0:
         t = samples["t_ms"].to_numpy(float)[samples["valid"].to_numpy(bool) & np.isfinite(samples["t_ms"])]
@@ -169,7 +189,8 @@ def clean_recording(
         raise GazeFormatError(
             path, None,
             f"no valid gaze sample ({n['samples']} rows: {n['already_invalid']} flagged invalid, "
-            f"{n['no_time']} without a finite time, {n['off_screen']} off the screen)",
+            f"{n['no_time']} without a finite time, {n['off_screen']} off the screen, {n['off_movie']} off the "
+            "movie's picture)",
         )
     if share > max_lost_share:
         log.warning("gaze file %s loses %.0f %% of its samples (more than max_lost_share %.0f %%): %d flagged by "
