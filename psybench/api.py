@@ -38,7 +38,7 @@ import pandas as pd
 from psybench.config import PROJECT_ROOT, check_schema, read_config_file
 from psybench.progress import Progress, silenced
 from psybench.provenance import params_hash
-from psybench.registry import TRACKS, resolve_model
+from psybench.registry import TRACKS, ModelError, resolve_model
 from psybench.tracks import track_package, track_pipeline
 
 __all__ = ["score", "parse_benchmark", "score_config", "SCORABLE_TRACKS"]
@@ -265,7 +265,13 @@ def score(
     entry = _model_entry(model, params, name, kind, configured)
     if L is not None:
         entry["L"] = L
-    spec = resolve_model(entry, track=track)
+    try:
+        spec = resolve_model(entry, track=track)
+    except ModelError as exc:
+        if configured is None and isinstance(model, str) and ":" not in model:  # maybe a config name, mistyped
+            names = [m.get("name") for m in (cfg.get(track) or {}).get("models") or [] if isinstance(m, Mapping)]
+            raise ModelError(f"{exc}; nor is it a name of the config's {track}.models: {names}") from None
+        raise
     line = _Steps(f"psybench.score({spec.name!r}, {benchmark!r})", enabled=progress)
     quiet = contextlib.nullcontext() if progress else silenced()
     with quiet, tempfile.TemporaryDirectory(prefix="psybench-score-") as tmp:

@@ -6,6 +6,10 @@ Subcommands
     Pareto fronts (Cabezas & Trujillo 2011, A non-linear quantitative evaluation approach
     for disparity estimation, VISAPP) and Middlebury-style average rank of the workflow's
     long score table ``<results>/aggregate/scores_long.parquet`` (or ``.csv``).
+``psybench score MODEL [BENCHMARK] [--config YAML] [--param KEY=VALUE] [--out CSV]``
+    Score one model without the workflow (:func:`psybench.score`,
+    :mod:`psybench.cli_score`): a config entry's name, a registered algorithm or a
+    ``package.module:function``, on a track or one experiment.
 ``psybench score-table PATH``
     The same for any long-format score CSV a user gives, or a folder of them
     (every ``*.csv`` below PATH that has the score columns is concatenated).
@@ -35,6 +39,8 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+
+from psybench.cli_score import add_score_parser, run_score
 
 __all__ = ["main", "build_parser", "format_leaderboard"]
 
@@ -85,7 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The argparse parser of the ``psybench`` command."""
     parser = argparse.ArgumentParser(
         prog="psybench",
-        description="Benchmark vision models against human behaviour: leaderboards and registry listings.",
+        description="Benchmark vision models against human behaviour: scores, leaderboards and registry listings.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     p = sub.add_parser(
@@ -96,6 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--results", default="results", help="results folder of a workflow run (default: results)")
     _add_scoring_options(p)
+    add_score_parser(sub)
     p = sub.add_parser(
         "score-table",
         help="fronts and ranks of a long-format score CSV, or a folder of them",
@@ -335,6 +342,7 @@ def _cmd_benchmarks(args: argparse.Namespace) -> int:
 
 _COMMANDS = {
     "leaderboard": _cmd_leaderboard,
+    "score": run_score,
     "score-table": _cmd_score_table,
     "models": _cmd_models,
     "benchmarks": _cmd_benchmarks,

@@ -227,3 +227,35 @@ def test_leaderboard_fits_80_and_100_columns_with_values_and_verdicts(tmp_path, 
     out = capsys.readouterr().out
     row = next(line.split() for line in out.splitlines() if line.startswith("movie4_on_movie5"))
     assert row[1:] == ["[fraction]", "0.89", "0.79"]  # pyramid (front 1) first, then itti
+
+
+def test_score_command_runs_a_config_entry_or_an_algorithm_with_parameters(harness, tmp_path, capfd):
+    """``psybench score MODEL BENCHMARK --config``: the rows of psybench.score, named and hashed as given."""
+    import yaml
+
+    from psybench.provenance import params_hash
+    from psybench.registry import get_algorithm
+
+    cfg = harness.tiny_config()
+    cfg["motion"]["models"] = [{"name": "fb_wide", "algorithm": "farneback", "params": {"winsize": 21}}]
+    config = tmp_path / "config.yaml"
+    config.write_text(yaml.safe_dump(cfg))
+    defaults = get_algorithm("farneback", track="motion").defaults
+    out = tmp_path / "fb9.csv"
+    capfd.readouterr()
+    assert main(["score", "farneback", "motion/barberpole", "--config", str(config), "--param", "winsize=9",
+                 "--name", "fb9", "--out", str(out), "--quiet", "--width", "80"]) == 0
+    printed, err = capfd.readouterr()
+    assert err == ""  # --quiet: no progress lines
+    rows = pd.read_csv(out, keep_default_na=False)
+    assert set(rows["model"]) == {"fb9"} and set(rows["metric"]) == {"error", "passed"}
+    assert set(rows["params_hash"]) == {params_hash({**defaults, "winsize": 9})}
+    assert "fb9@" in printed and "barberpole" in printed and max(map(len, printed.splitlines())) <= 80
+    assert main(["score", "fb_wide", "motion/barberpole", "--config", str(config), "--quiet"]) == 0
+    printed = capfd.readouterr().out
+    assert f"fb_wide@{params_hash({**defaults, 'winsize': 21})[:8]}" in printed
+    assert main(["score", "fb_narrow", "motion", "--config", str(config)]) == 2
+    err = capfd.readouterr().err
+    assert "fb_narrow" in err and "nor is it a name of the config's motion.models: ['fb_wide']" in err
+    assert main(["score", "farneback", "--param", "winsize", "--config", str(config)]) == 2
+    assert "--param 'winsize': expected KEY=VALUE" in capfd.readouterr().err
