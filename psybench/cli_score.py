@@ -3,8 +3,9 @@
 MODEL is the name of an entry of the config's ``<track>.models`` (its algorithm and
 parameters), a registered algorithm (``psybench models``) or a user function
 ``package.module:function``; BENCHMARK a track or one experiment
-(``motion/barberpole``); ``--config`` the YAML config to run on (default the
-repository's ``config/config.yaml``, the default run's).  The score rows are printed
+(``motion/barberpole``); ``--config`` a YAML config laid over the repository's
+``config/config.yaml`` key by key, as ``snakemake --configfile`` lays it (a file
+holding only what it changes, like the workflow's).  The score rows are printed
 as a table of experiments by metrics, folded to the terminal's width, and written
 whole with ``--out`` (``.csv``, and ``.parquet`` beside it): the same rows, with the
 same ``model`` and ``params_hash``, as the Python call returns.
@@ -34,7 +35,8 @@ def add_score_parser(sub: Any) -> None:
     p.add_argument("model", help="config entry name, registered algorithm (psybench models) or package.module:function")
     p.add_argument("benchmark", nargs="?", default="motion",
                    help="motion, attention, intphys or one experiment, e.g. motion/barberpole (default: motion)")
-    p.add_argument("--config", help="YAML config to run on (default: the repository's config/config.yaml)")
+    p.add_argument("--config", help="YAML config laid over the repository's config/config.yaml, as snakemake "
+                   "--configfile lays it (default: that config alone)")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                    help="a model parameter (VALUE read as YAML: 0.5, true, [1, 2]); repeatable")
     p.add_argument("--name", help="the model column (default: the config entry's or algorithm's name)")
@@ -87,10 +89,12 @@ def run_score(args: argparse.Namespace) -> int:
     """The ``score`` subcommand: score, print the table, write ``--out``; 0 on success."""
     import psybench
     from psybench.board_text import terminal_width
+    from psybench.config import read_config_file
     from psybench.io.tables import write_table
 
+    overrides = read_config_file(args.config) if args.config else None
     rows = psybench.score(args.model, args.benchmark, params=parse_params(args.param) or None, name=args.name,
-                          kind=args.kind, config=args.config, stimuli=args.stimuli, workdir=args.workdir,
+                          kind=args.kind, overrides=overrides, stimuli=args.stimuli, workdir=args.workdir,
                           L=args.L, threads=args.threads, progress=not args.quiet)
     print(f"{args.model} on {args.benchmark}: {len(rows)} score rows")
     print(format_rows(rows, width=terminal_width() if args.width is None else args.width))
