@@ -135,17 +135,20 @@ def _model_entry(model: Any, params: Mapping[str, Any] | None, name: str | None,
 
 
 def _label_parameters(rows: pd.DataFrame, spec: Any) -> pd.DataFrame:
-    """``params_hash`` of rows that have none: the model's parameters' hash when they are not its defaults.
+    """``params_hash``: the model's parameters' hash when they are not its defaults.
 
     The hash is :func:`psybench.provenance.params_hash` of the parameters, as the long
-    table's ``params_hash`` column holds it (:mod:`psybench.aggregate.table`); rows of a
-    model on its defaults keep the workflow's empty value, so that they equal its rows.
+    table's ``params_hash`` column holds it (:mod:`psybench.aggregate.table`). Only rows
+    of a track that leaves the column empty (motion, IntPhys) get it: attention's rows
+    already hold their setting there (``params_hash({"L": L})``, the neighbourhood side),
+    which the leaderboard names. Rows of a model on its defaults keep the workflow's
+    empty value, so that they equal its rows.
     """
     given = params_hash(dict(spec.params))
-    if given == params_hash(dict(spec.algorithm.defaults)):
-        return rows
     empty = rows["params_hash"].isna() | (rows["params_hash"].astype(str) == "")
-    rows.loc[empty, "params_hash"] = given
+    if given == params_hash(dict(spec.algorithm.defaults)) or not empty.all():
+        return rows
+    rows["params_hash"] = given
     return rows
 
 
@@ -244,10 +247,11 @@ def score(
         (model, experiment, metric), as the workflow's
         ``results/aggregate/scores_<track>.csv`` holds for this model (attention: the
         Table 1 rows of ``model`` and the metrics rows of ``"<model> L=<L> untuned|tuned"``);
-        ``source`` says ``psybench.score(<benchmark>)``. A model run with parameters
-        other than its defaults has their :func:`~psybench.provenance.params_hash` in
-        ``params_hash`` (where the workflow leaves it empty), so that two settings of
-        one model stay two leaderboard entries.
+        ``source`` says ``psybench.score(<benchmark>)``. A motion or IntPhys model run
+        with parameters other than its defaults has their
+        :func:`~psybench.provenance.params_hash` in ``params_hash`` (where the workflow
+        leaves it empty), so that two settings of one model stay two leaderboard
+        entries; attention's ``params_hash`` holds the setting ``L``, as in the workflow.
 
     Raises
     ------

@@ -178,4 +178,6 @@ def test_default_parameters_leave_params_hash_empty_as_the_workflow_does():
     assert list(_label_parameters(rows.copy(), default)["params_hash"]) == ["", ""]
     tuned = resolve_model({"name": "hs", "algorithm": "horn_schunck", "params": {"alpha": 0.5}}, track="motion")
     assert list(_label_parameters(rows.copy(), tuned)["params_hash"]) == [params_hash(dict(tuned.params))] * 2
+    settings = pd.DataFrame({"model": ["hs", "hs L=1 tuned"], "params_hash": [params_hash({"L": 1}), ""]})
+    assert _label_parameters(settings.copy(), tuned).equals(settings)  # attention: the column holds L already
     assert params_hash(dict(tuned.params)) != params_hash(dict(default.params))
