@@ -169,8 +169,19 @@ class ConsoleFormatter(logging.Formatter):
 
     def format(self, record: logging.LogRecord) -> str:
         event = str(getattr(record, "event", "") or "")
+        try:
+            shown = self._fold(record, event)
+        except (TypeError, ValueError, AttributeError):  # a record shaped otherwise: Snakemake's own text
+            shown, event = record, ""
+        text = self.inner.format(shown)
+        if event == "progress" and text:
+            text += f"; {self.clock.summary()}"
+        return text
+
+    def _fold(self, record: logging.LogRecord, event: str) -> logging.LogRecord:
+        """The record to show (a folded copy for a job's announcement); counts finished jobs."""
         if event == "job_info":
-            self._rules[int(getattr(record, "jobid", -1))] = str(getattr(record, "rule_name", ""))
+            self._rules[int(record.jobid)] = str(getattr(record, "rule_name", ""))
             record = copy.copy(record)
             for name in ("input", "output", "log"):
                 if isinstance(getattr(record, name, None), list):
@@ -178,12 +189,9 @@ class ConsoleFormatter(logging.Formatter):
             if isinstance(getattr(record, "reason", None), str):
                 record.reason = fold_reason(record.reason, self.keep)
         elif event == "job_finished":
-            jobid = int(getattr(record, "job_id", -1))
+            jobid = int(record.job_id)
             self.clock.finish(jobid, self._rules.get(jobid))
-        text = self.inner.format(record)
-        if event == "progress" and text:
-            text += f"; {self.clock.summary()}"
-        return text
+        return record
 
 
 def install(workflow, logger: logging.Logger, *, shipped: str | Path | None = COST_TABLE) -> ConsoleFormatter | None:

@@ -116,6 +116,9 @@ def test_formatter_folds_snakemakes_job_announcement_and_extends_the_steps_line(
     steps.__dict__.update(event=LogEvent.PROGRESS, done=1, total=2)
     # 30 s for 90 % of the cost: 30 * 1 / 9 = 3 s left (steps alone: 50 %, 30 s)
     assert formatter.format(steps) == "1 of 2 steps (50%) done; by job cost 90 % done, about 3 s left"
+    odd = logging.LogRecord("snakemake", logging.INFO, "", 0, "Finished a group job", None, None)
+    odd.__dict__.update(event=LogEvent.JOB_FINISHED, job_id=None)  # not a job id: shown as Snakemake shows it
+    assert formatter.format(odd).endswith("Finished a group job") and formatter.clock.done == 9.0
 
 
 def test_report_line_names_the_report_or_says_how_to_build_it(tmp_path):
