@@ -25,6 +25,7 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import os
 import tempfile
@@ -35,8 +36,9 @@ from typing import Any
 import pandas as pd
 
 from psybench.config import PROJECT_ROOT, check_schema, read_config_file
-from psybench.progress import Progress
-from psybench.registry import TRACKS, resolve_model
+from psybench.progress import Progress, silenced
+from psybench.provenance import params_hash
+from psybench.registry import TRACKS, ModelError, resolve_model
 from psybench.tracks import track_package, track_pipeline
 
 __all__ = ["score", "parse_benchmark", "score_config", "SCORABLE_TRACKS"]
@@ -98,8 +100,19 @@ def score_config(
     return check_schema(cfg)
 
 
-def _model_entry(model: Any, params: Mapping[str, Any] | None, name: str | None, kind: str | None) -> dict:
-    if isinstance(model, Mapping):
+def _config_entry(model: str, cfg: Mapping[str, Any], track: str) -> dict | None:
+    """The entry of ``<track>.models`` named ``model`` in the config, if any."""
+    for entry in (cfg.get(track) or {}).get("models") or []:
+        if isinstance(entry, Mapping) and entry.get("name") == model:
+            return copy.deepcopy(dict(entry))
+    return None
+
+
+def _model_entry(model: Any, params: Mapping[str, Any] | None, name: str | None, kind: str | None,
+                 configured: Mapping[str, Any] | None = None) -> dict:
+    if configured is not None:
+        entry = dict(configured)
+    elif isinstance(model, Mapping):
         entry = dict(model)
     elif isinstance(model, str) and ":" in model:
         entry = {"callable": model}
@@ -115,8 +128,28 @@ def _model_entry(model: Any, params: Mapping[str, Any] | None, name: str | None,
     if kind is not None:
         entry["kind"] = kind
     default_name = entry.get("algorithm") or getattr(entry.get("callable"), "__name__", None) or "model"
-    entry.setdefault("name", name or str(default_name).rpartition(":")[2])
+    if name is not None:
+        entry["name"] = name
+    entry.setdefault("name", str(default_name).rpartition(":")[2])
     return entry
+
+
+def _label_parameters(rows: pd.DataFrame, spec: Any) -> pd.DataFrame:
+    """``params_hash``: the model's parameters' hash when they are not its defaults.
+
+    The hash is :func:`psybench.provenance.params_hash` of the parameters, as the long
+    table's ``params_hash`` column holds it (:mod:`psybench.aggregate.table`). Only rows
+    of a track that leaves the column empty (motion, IntPhys) get it: attention's rows
+    already hold their setting there (``params_hash({"L": L})``, the neighbourhood side),
+    which the leaderboard names. Rows of a model on its defaults keep the workflow's
+    empty value, so that they equal its rows.
+    """
+    given = params_hash(dict(spec.params))
+    empty = rows["params_hash"].isna() | (rows["params_hash"].astype(str) == "")
+    if given == params_hash(dict(spec.algorithm.defaults)) or not empty.all():
+        return rows
+    rows["params_hash"] = given
+    return rows
 
 
 class _Steps:
@@ -157,7 +190,9 @@ def score(
     Parameters
     ----------
     model : str, callable or mapping
-        A registered algorithm (``"horn_schunck"``, see ``psybench models``), a
+        The name of an entry of the config's ``<track>.models`` (its name,
+        algorithm, parameters and, attention, ``L``), a registered algorithm
+        (``"horn_schunck"``, see ``psybench models``), a
         ``"package.module:function"``, a function (``def estimate(frame0, frame1,
         radius=3)``; attention: ``def maps(frames, sigma=1.0)``, frames (t, H, W) ->
         maps (t, H, W, K); see :mod:`psybench.registry` for each kind's signature), or a
@@ -169,7 +204,8 @@ def score(
     params : mapping, optional
         The model's parameters (checked against its signature).
     name : str, optional
-        The ``model`` column (default: the algorithm's or function's name).
+        The ``model`` column (default: the config entry's name, else the algorithm's
+        or function's name).
     kind : str, optional
         The interface of a user function (default: the track's first: ``pair``, ``saliency``).
     config : mapping or path, optional
@@ -201,7 +237,8 @@ def score(
         Threads of a pair model's frame pairs, of the attention features (results do
         not depend on it).
     progress : bool
-        Show the stages done and the time left on stderr.
+        Show the stages done and the time left on stderr; ``False``: print nothing,
+        not even the progress of the loops inside a stage.
 
     Returns
     -------
@@ -210,7 +247,11 @@ def score(
         (model, experiment, metric), as the workflow's
         ``results/aggregate/scores_<track>.csv`` holds for this model (attention: the
         Table 1 rows of ``model`` and the metrics rows of ``"<model> L=<L> untuned|tuned"``);
-        ``source`` says ``psybench.score(<benchmark>)``.
+        ``source`` says ``psybench.score(<benchmark>)``. A motion or IntPhys model run
+        with parameters other than its defaults has their
+        :func:`~psybench.provenance.params_hash` in ``params_hash`` (where the workflow
+        leaves it empty), so that two settings of one model stay two leaderboard
+        entries; attention's ``params_hash`` holds the setting ``L``, as in the workflow.
 
     Raises
     ------
@@ -224,15 +265,23 @@ def score(
     if track != "attention" and (gaze is not None or L is not None):
         raise ValueError(f"psybench.score: gaze= and L= belong to the attention track, not to {benchmark!r}")
     cfg = score_config(config, overrides)
-    entry = _model_entry(model, params, name, kind)
+    configured = _config_entry(model, cfg, track) if isinstance(model, str) else None
+    entry = _model_entry(model, params, name, kind, configured)
     if L is not None:
         entry["L"] = L
-    spec = resolve_model(entry, track=track)
+    try:
+        spec = resolve_model(entry, track=track)
+    except ModelError as exc:
+        if configured is None and isinstance(model, str) and ":" not in model:  # maybe a config name, mistyped
+            names = [m.get("name") for m in (cfg.get(track) or {}).get("models") or [] if isinstance(m, Mapping)]
+            raise ModelError(f"{exc}; nor is it a name of the config's {track}.models: {names}") from None
+        raise
     line = _Steps(f"psybench.score({spec.name!r}, {benchmark!r})", enabled=progress)
-    with tempfile.TemporaryDirectory(prefix="psybench-score-") as tmp:
+    quiet = contextlib.nullcontext() if progress else silenced()
+    with quiet, tempfile.TemporaryDirectory(prefix="psybench-score-") as tmp:
         work = Path(workdir) if workdir is not None else Path(tmp)
         rows = track_pipeline(track).score(entry, spec, cfg, experiment, work, given_stimuli=stimuli, given_gaze=gaze,
                               threads=threads, progress=line)
     line.done()
     rows["source"] = f"psybench.score({benchmark})"
-    return rows
+    return _label_parameters(rows, spec)

@@ -6,6 +6,10 @@ Subcommands
     Pareto fronts (Cabezas & Trujillo 2011, A non-linear quantitative evaluation approach
     for disparity estimation, VISAPP) and Middlebury-style average rank of the workflow's
     long score table ``<results>/aggregate/scores_long.parquet`` (or ``.csv``).
+``psybench score MODEL [BENCHMARK] [--config YAML] [--param KEY=VALUE] [--out CSV]``
+    Score one model without the workflow (:func:`psybench.score`,
+    :mod:`psybench.cli_score`): a config entry's name, a registered algorithm or a
+    ``package.module:function``, on a track or one experiment.
 ``psybench score-table PATH``
     The same for any long-format score CSV a user gives, or a folder of them
     (every ``*.csv`` below PATH that has the score columns is concatenated).
@@ -35,6 +39,8 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+
+from psybench.cli_score import add_score_parser, run_score
 
 __all__ = ["main", "build_parser", "format_leaderboard"]
 
@@ -75,7 +81,9 @@ def _add_scoring_options(p: argparse.ArgumentParser) -> None:
         help="missing scores: 'ignore' compares each pair on the criteria both have and averages ranks "
         "over available criteria (default); 'raise' refuses tables with missing scores",
     )
-    p.add_argument("--values", action="store_true", help="also print every criterion's value")
+    p.add_argument("--values", action="store_true",
+                   help="print every criterion's value, folded to the width (default: the values that fit)")
+    p.add_argument("--width", type=int, help="columns of the printed table (default: the terminal's, else 80)")
     p.add_argument("--out", metavar="CSV", help="also write the leaderboard to this .csv (+ .parquet)")
 
 
@@ -83,7 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The argparse parser of the ``psybench`` command."""
     parser = argparse.ArgumentParser(
         prog="psybench",
-        description="Benchmark vision models against human behaviour: leaderboards and registry listings.",
+        description="Benchmark vision models against human behaviour: scores, leaderboards and registry listings.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     p = sub.add_parser(
@@ -94,6 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--results", default="results", help="results folder of a workflow run (default: results)")
     _add_scoring_options(p)
+    add_score_parser(sub)
     p = sub.add_parser(
         "score-table",
         help="fronts and ranks of a long-format score CSV, or a folder of them",
@@ -192,41 +201,39 @@ def _parse_epsilon(specs: Sequence[str], criteria: Sequence[str]) -> dict[str, f
     return {c: per.get(c, default) for c in criteria}
 
 
-def format_leaderboard(table: pd.DataFrame, *, show_values: bool = False, title: str = "") -> str:
-    """Render a :func:`psybench.aggregate.leaderboard` table for the terminal.
+def format_leaderboard(table: pd.DataFrame, *, show_values: bool = False, title: str = "",
+                       width: int | None = None, verdicts: dict[str, str] | None = None) -> str:
+    """Render a :func:`psybench.aggregate.leaderboard` table for the terminal, every line within ``width``.
 
     Parameters
     ----------
     table : pandas.DataFrame
         Output of :func:`psybench.aggregate.table.leaderboard`.
     show_values : bool
-        Also show each criterion's value (wide).
+        Every criterion's value, folded to the width (default: the values that fit).
     title : str
-        First line.
+        First line(s).
+    width : int, optional
+        Columns (default: the terminal's, :func:`psybench.board_text.terminal_width`).
+    verdicts : dict, optional
+        ``{entry: "k/n"}`` verdicts passed (:func:`psybench.board_text.entry_verdicts`).
 
     Returns
     -------
     str
     """
-    criteria = list(table.attrs.get("criteria", []))
-    from psybench.aggregate.labels import criterion_unit
+    import textwrap
 
-    cols = ["front", "entry", "pareto_optimal", "average_rank", "n_ranked"] + (["track"] if "track" in table else [])
-    view = table[cols + (criteria if show_values else []) + ["dominated_by"]].copy()
-    # the criterion's key (what --criteria takes) and its unit
-    view = view.rename(columns={c: f"{c} [{criterion_unit(c)}]" if criterion_unit(c) else c for c in criteria})
-    view["pareto_optimal"] = view["pareto_optimal"].map({True: "yes", False: ""})
-    view["average_rank"] = view["average_rank"].map(lambda v: "-" if pd.isna(v) else f"{v:.2f}")
-    view = view.rename(columns={"pareto_optimal": "pareto", "average_rank": "avg_rank", "n_ranked": "n"})
-    lines = []
-    if title:
-        lines.append(title)
+    from psybench.board_text import render_leaderboard, terminal_width
+
+    width = terminal_width() if width is None else width
+    criteria = list(table.attrs.get("criteria", []))
     missing = table.attrs.get("missing", "")
-    lines.append(
-        f"{len(table)} entries, {len(criteria)} criteria, missing={missing}; front 1 = Pareto-optimal set "
-        "(Cabezas & Trujillo 2011), avg_rank = Middlebury-style average rank (1 = best) over n criteria"
-    )
-    lines.append(view.to_string(index=False, na_rep="-"))
+    legend = (f"{len(table)} entries, {len(criteria)} criteria, missing={missing}; front 1 = Pareto-optimal set "
+              "(Cabezas & Trujillo 2011), avg_rank = Middlebury-style average rank (1 = best) over n criteria"
+              + ("; passed = Table 1 verdicts passed" if verdicts else ""))
+    lines = [textwrap.fill(text, width=width) for text in [*title.splitlines(), legend] if text]
+    lines.append(render_leaderboard(table, width=width, values=show_values, verdicts=verdicts))
     return "\n".join(lines)
 
 
@@ -260,7 +267,10 @@ def _leaderboard(args: argparse.Namespace, long_df: pd.DataFrame, title: str, re
     scope = f"track={args.track}" if args.track else "all tracks (one front per track)"
     if args.model:
         scope += f", parameter sets of model {args.model}"
-    print(format_leaderboard(table, show_values=args.values, title=f"{title} ({scope})"))
+    from psybench.board_text import entry_verdicts
+
+    print(format_leaderboard(table, show_values=args.values, title=f"{title}\n({scope})", width=args.width,
+                             verdicts=entry_verdicts(long_df, model=args.model)))
     if args.out:
         write_table(table, args.out)
         print(f"wrote {args.out}")
@@ -332,6 +342,7 @@ def _cmd_benchmarks(args: argparse.Namespace) -> int:
 
 _COMMANDS = {
     "leaderboard": _cmd_leaderboard,
+    "score": run_score,
     "score-table": _cmd_score_table,
     "models": _cmd_models,
     "benchmarks": _cmd_benchmarks,

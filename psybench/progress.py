@@ -11,6 +11,10 @@ The estimate is the plain rate extrapolation ``left = elapsed / done * (total - 
 honest for loops of similar steps, which the loops above are.  Timing goes to the
 console and logs only, never into an artifact.
 
+Inside ``with silenced():`` every :class:`Progress` created with the default stream
+prints nothing (its lines are still kept): ``psybench.score(..., progress=False)``
+runs its stages so, down to the loops of each stage.
+
 Examples
 --------
 >>> for item in progress(range(3), "demo", stream=None):
@@ -19,15 +23,32 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TextIO, TypeVar
 
-__all__ = ["Progress", "progress", "format_duration"]
+__all__ = ["Progress", "progress", "format_duration", "silenced"]
 
 T = TypeVar("T")
 _CONSOLE = object()  # default stream: the log and the console
+_SILENT: contextvars.ContextVar[bool] = contextvars.ContextVar("psybench_progress_silent", default=False)
+
+
+@contextlib.contextmanager
+def silenced() -> Iterator[None]:
+    """Within the block, a :class:`Progress` on the default stream prints nothing.
+
+    The choice is made when the :class:`Progress` is created, in the creating thread
+    or context; one given an explicit stream still writes to it.
+    """
+    token = _SILENT.set(True)
+    try:
+        yield
+    finally:
+        _SILENT.reset(token)
 
 
 def format_duration(seconds: float) -> str:
@@ -53,8 +74,8 @@ class Progress:
         Minimum seconds between two lines (the first and last step always print).
     stream : file-like, None or default
         Default: ``sys.stderr`` (the log in a workflow script) and, if different,
-        ``sys.__stderr__`` (the console).  A file-like object: only that one.
-        None: silent (lines are still kept in :attr:`lines`).
+        ``sys.__stderr__`` (the console); none inside :func:`silenced`.  A file-like
+        object: only that one.  None: silent (lines are still kept in :attr:`lines`).
     clock : callable
         Seconds, monotonic (``time.monotonic``); injectable for tests.
 
@@ -69,7 +90,7 @@ class Progress:
         if int(total) < 0:
             raise ValueError(f"progress of {what!r}: total must be >= 0, got {total}")
         self.total, self.what, self.every_s, self.clock = int(total), str(what), float(every_s), clock
-        self.stream = stream
+        self.stream = None if stream is _CONSOLE and _SILENT.get() else stream
         self.done = 0
         self.t0 = clock()
         self._last: float | None = None

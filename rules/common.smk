@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from psybench.config import prepare_workflow
+from psybench.console import announce_report_at_exit, install as install_console
 from psybench.io.cache import use_umask_cache
 from psybench.io.inputs import quarantine_changed_tree
 from psybench.io.integrity import quarantine_damaged, repair_results
@@ -53,11 +54,20 @@ if config["verify_stores"] == "structural":
 LISTED_TREES = []
 
 
+# The console of a real run (never a dry run, which lists every planned file): each job's
+# file lists folded, and Snakemake's steps line followed by the share done and the time
+# left weighted by each rule's typical job duration (psybench/console.py).
+onstart:
+    install_console(workflow, logger)
+
+
 # Record what this run wrote as intact (results/.psybench-verified.json, and the stat of
 # each listed tree equal to its listing): the next run's check then only stats it (the no-op
 # rerun after a full run reads no artifact and no listing).
 # Runs only after jobs ran and succeeded, never after a dry run or "Nothing to be done".
+# The run's last line then names the report.
 onsuccess:
+    announce_report_at_exit("results/report/index.html")
     if _repair:  # what this run rebuilt leaves the record of what was moved aside
         write_rebuilds("results", pending_rebuilds("results"))
     for _store, _why in quarantine_damaged("results", move=False) if _repair else []:

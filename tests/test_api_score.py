@@ -12,7 +12,8 @@ import psybench
 from psybench.aggregate.table import SCORE_COLUMNS
 from psybench.api import parse_benchmark, score_config
 from psybench.config import ConfigError
-from psybench.registry import ModelError
+from psybench.provenance import params_hash
+from psybench.registry import ModelError, get_algorithm
 
 KEYS = ["model", "track", "experiment", "metric", "direction"]
 
@@ -138,3 +139,45 @@ def test_intphys_user_function_with_ordinary_parameter_one_block(tmp_path):
     answer = tmp_path / "plausibility" / "answer.txt"  # the submission file, kept in workdir
     assert len(answer.read_text().splitlines()) == 4 * 18  # one line per movie: 18 quadruplets of block O1
     assert 0.0 <= _overall(rows, "L_R", "O1/all/all/all") <= 1.0
+
+
+def test_progress_false_prints_nothing_and_rows_carry_the_name_and_parameters(harness, capfd):
+    """``progress=False`` silences the stages and the loops inside them (the motion responses' own
+    progress too); the rows name the model as given and hash its non-default parameters."""
+
+    def estimate(frame0, frame1, radius=3):
+        return np.zeros(np.shape(frame0) + (2,), np.float32)
+
+    capfd.readouterr()
+    rows = psybench.score(estimate, "motion/barberpole", params={"radius": 5}, name="myflow",
+                          config=harness.tiny_config(), progress=False)
+    out, err = capfd.readouterr()
+    assert (out, err) == ("", "")
+    assert set(rows["model"]) == {"myflow"} and len(rows) == 2  # error, passed
+    assert set(rows["params_hash"]) == {params_hash({"radius": 5})}
+
+
+def test_a_config_entry_is_scored_by_its_name_with_its_parameters(harness):
+    """A name from the config's models list runs that entry (its algorithm and parameters)."""
+    cfg = harness.tiny_config()
+    cfg["motion"]["models"] = [{"name": "fb_wide", "algorithm": "farneback", "params": {"winsize": 21}}]
+    rows = psybench.score("fb_wide", "motion/barberpole", config=cfg, progress=False)
+    assert set(rows["model"]) == {"fb_wide"}
+    defaults = get_algorithm("farneback", track="motion").defaults
+    assert set(rows["params_hash"]) == {params_hash({**defaults, "winsize": 21})}
+    with pytest.raises(ModelError, match="fb_narrow"):
+        psybench.score("fb_narrow", "motion/barberpole", config=cfg, progress=False)
+
+
+def test_default_parameters_leave_params_hash_empty_as_the_workflow_does():
+    from psybench.api import _label_parameters
+    from psybench.registry import resolve_model
+
+    rows = pd.DataFrame({"model": ["hs", "hs"], "params_hash": ["", ""]})
+    default = resolve_model({"name": "hs", "algorithm": "horn_schunck"}, track="motion")
+    assert list(_label_parameters(rows.copy(), default)["params_hash"]) == ["", ""]
+    tuned = resolve_model({"name": "hs", "algorithm": "horn_schunck", "params": {"alpha": 0.5}}, track="motion")
+    assert list(_label_parameters(rows.copy(), tuned)["params_hash"]) == [params_hash(dict(tuned.params))] * 2
+    settings = pd.DataFrame({"model": ["hs", "hs L=1 tuned"], "params_hash": [params_hash({"L": 1}), ""]})
+    assert _label_parameters(settings.copy(), tuned).equals(settings)  # attention: the column holds L already
+    assert params_hash(dict(tuned.params)) != params_hash(dict(default.params))

@@ -78,7 +78,9 @@ def test_score_table_epsilon_and_values(tmp_path, capsys):
     assert code == 0
     assert table_lines(capsys.readouterr().out)["dis"] == (1, True)
     assert main(["score-table", str(csv), "--values", "--track", "motion"]) == 0
-    assert "motion/diamond/rmse" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    rmse = next(line.split() for line in out.splitlines() if line.startswith("diamond/rmse"))
+    assert rmse[1:] == ["1", "2", "3"]  # hs, lk, dis: the board's order
 
 
 def test_score_table_folder_concatenates_csvs(tmp_path, capsys):
@@ -186,3 +188,74 @@ def test_models_params_come_last_unpadded(monkeypatch, capsys):
     assert lines[0].split() == ["track", "name", "kind", "source", "params"]
     assert lines[1].endswith("builtin  alpha=0.02") and lines[1].startswith("motion ")
     assert lines[0].index("name") == lines[1].index("horn_schunck") == lines[2].index("itti")
+
+
+def _wide_scores(path):
+    """Two tracks, 30 attention criteria with long names, motion errors and Table 1 verdicts."""
+    rows = []
+    for i, model in enumerate(["horn_schunck", "tlapale_v1mt_nofeedback", "lucas_kanade"]):
+        for e, exp in enumerate(["barberpole", "diamonds", "dashed_bars", "grating_size"]):
+            rows.append((model, "motion", exp, "error", 1.0 + i + e / 10, "lower"))
+            rows.append((model, "motion", exp, "passed", float(e < 2 - i), "higher"))
+    for i, model in enumerate(["itti", "pyramid"]):
+        for k in range(30):
+            pair = f"movie{k % 5}_on_movie{k // 5}"
+            rows.append((model, "attention", pair, "median_rp_n_iid", 0.5 + i / 10 + k / 100, "higher"))
+    return write_scores(path, rows)
+
+
+def test_leaderboard_fits_80_and_100_columns_with_values_and_verdicts(tmp_path, capsys):
+    """Without --values the board shows the values that fit and the Table 1 verdicts passed,
+    every line within --width; --values folds every value into the same width."""
+    csv = _wide_scores(tmp_path / "scores.csv")
+    for width in (80, 100):
+        for extra in ([], ["--values"]):
+            assert main(["score-table", str(csv), "--width", str(width), *extra]) == 0
+            out = capsys.readouterr().out
+            assert max(len(line) for line in out.splitlines()) <= width, (width, extra)
+            assert "passed" in out.split("motion", 1)[1]
+    assert main(["score-table", str(csv), "--width", "80", "--track", "motion"]) == 0
+    out = capsys.readouterr().out
+    lines = {line.split()[1]: line.split() for line in out.splitlines() if line.split()[:1] == ["1"]}
+    # horn_schunck passes barberpole and diamonds (2 of 4); its barberpole error is 1
+    assert lines["horn_schunck"][4:7] == ["4", "2/4", "1"]
+    assert "lucas_kanade" in out and "0/4" in out
+    assert main(["score-table", str(csv), "--width", "80", "--track", "attention"]) == 0
+    out = capsys.readouterr().out
+    assert "more criteria of 30: --values shows all" in out
+    assert main(["score-table", str(csv), "--width", "80", "--track", "attention", "--values"]) == 0
+    out = capsys.readouterr().out
+    row = next(line.split() for line in out.splitlines() if line.startswith("movie4_on_movie5"))
+    assert row[1:] == ["[fraction]", "0.89", "0.79"]  # pyramid (front 1) first, then itti
+
+
+def test_score_command_runs_a_config_entry_or_an_algorithm_with_parameters(harness, tmp_path, capfd):
+    """``psybench score MODEL BENCHMARK --config``: the rows of psybench.score, named and hashed as given."""
+    import yaml
+
+    from psybench.provenance import params_hash
+    from psybench.registry import get_algorithm
+
+    cfg = harness.tiny_config()
+    cfg["motion"]["models"] = [{"name": "fb_wide", "algorithm": "farneback", "params": {"winsize": 21}}]
+    config = tmp_path / "config.yaml"
+    config.write_text(yaml.safe_dump(cfg))
+    defaults = get_algorithm("farneback", track="motion").defaults
+    out = tmp_path / "fb9.csv"
+    capfd.readouterr()
+    assert main(["score", "farneback", "motion/barberpole", "--config", str(config), "--param", "winsize=9",
+                 "--name", "fb9", "--out", str(out), "--quiet", "--width", "80"]) == 0
+    printed, err = capfd.readouterr()
+    assert err == ""  # --quiet: no progress lines
+    rows = pd.read_csv(out, keep_default_na=False)
+    assert set(rows["model"]) == {"fb9"} and set(rows["metric"]) == {"error", "passed"}
+    assert set(rows["params_hash"]) == {params_hash({**defaults, "winsize": 9})}
+    assert "fb9@" in printed and "barberpole" in printed and max(map(len, printed.splitlines())) <= 80
+    assert main(["score", "fb_wide", "motion/barberpole", "--config", str(config), "--quiet"]) == 0
+    printed = capfd.readouterr().out
+    assert f"fb_wide@{params_hash({**defaults, 'winsize': 21})[:8]}" in printed
+    assert main(["score", "fb_narrow", "motion", "--config", str(config)]) == 2
+    err = capfd.readouterr().err
+    assert "fb_narrow" in err and "nor is it a name of the config's motion.models: ['fb_wide']" in err
+    assert main(["score", "farneback", "--param", "winsize", "--config", str(config)]) == 2
+    assert "--param 'winsize': expected KEY=VALUE" in capfd.readouterr().err

@@ -50,3 +50,24 @@ def test_durations_and_bad_total():
     assert [format_duration(s) for s in (0.4, 59.6, 185, 3725)] == ["0 s", "1 min 00 s", "3 min 05 s", "1 h 02 min"]
     with pytest.raises(ValueError, match="'x': total must be >= 0"):
         Progress(-1, "x")
+
+
+def test_silenced_progress_prints_nothing_but_keeps_its_lines(monkeypatch):
+    """Inside silenced() (psybench.score(progress=False)) the default stream prints nothing;
+    an explicit stream is still honoured, and outside the block printing resumes."""
+    from psybench.progress import silenced
+
+    log, console, own = io.StringIO(), io.StringIO(), io.StringIO()
+    monkeypatch.setattr(sys, "stderr", log)
+    monkeypatch.setattr(sys, "__stderr__", console)
+    with silenced():
+        quiet = Progress(2, "quiet", every_s=0.0)
+        told = Progress(1, "told", every_s=0.0, stream=own)
+        assert list(progress(["a"], "loop")) == ["a"]
+    quiet.update(2)
+    told.update()
+    assert log.getvalue() == console.getvalue() == ""
+    assert len(quiet.lines) == 1 and quiet.lines[0].startswith("quiet: 2/2 (100 %)")
+    assert own.getvalue().startswith("told: 1/1 (100 %)")
+    assert list(progress(["b"], "after")) == ["b"]
+    assert log.getvalue().startswith("after: 1/1 (100 %)")
