@@ -246,7 +246,9 @@ def score(
         Columns :data:`psybench.aggregate.table.SCORE_COLUMNS`, one row per
         (model, experiment, metric), as the workflow's
         ``results/aggregate/scores_<track>.csv`` holds for this model (attention: the
-        Table 1 rows of ``model`` and the metrics rows of ``"<model> L=<L> untuned|tuned"``);
+        Table 1 rows of ``model`` and the metrics rows of ``"<model> L=<L> untuned|tuned"``; a
+        map-output model, kind ``map`` such as the built-in ``centre_bias``: the untuned
+        metrics rows of ``"<model> untuned map"``, no Table 1, no ``L``);
         ``source`` says ``psybench.score(<benchmark>)``. A motion or IntPhys model run
         with parameters other than its defaults has their
         :func:`~psybench.provenance.params_hash` in ``params_hash`` (where the workflow

@@ -3,6 +3,7 @@
 # config validated and filled with the schema's defaults in rules/common.smk.
 from psybench.aggregate.scope import applicable_leaderboards
 from psybench.aggregate.labels import setting_names
+from psybench.attention.models import row_algorithms
 from psybench.motion.models import bio_inspired_models
 from psybench.provenance import PACKAGE_ROOT
 from psybench.registry import TRACKS
@@ -28,12 +29,15 @@ LEADERBOARD_NAMES = [lb["name"] for lb in LEADERBOARDS]
 # Readable entries of the long table: each configured model's algorithm (the motion sweep
 # tlapale_v1mt_nofeedback runs tlapale_v1mt: one intra-technique family) and a name for each
 # parameter hash (attention rows hash {"L": L}, psybench.attention.score_rows).
+# A map-output model's rows ("<name> untuned map") belong to its algorithm too.
 SCORE_ALGORITHMS = {
     m["name"]: m.get("algorithm", m["name"])
     for t in ("motion", "attention")
     if t in config["tracks"]
     for m in config[t]["models"]
 }
+if "attention" in config["tracks"]:
+    SCORE_ALGORITHMS.update(row_algorithms(config, MODELS["attention"]))
 SCORE_SETTINGS = setting_names(
     [
         {"L": int(L)}

@@ -13,6 +13,7 @@ wildcard_constraints:
     attention_movie="[A-Za-z0-9_-]+",
     attention_train="[A-Za-z0-9_-]+",
     attention_map="[A-Za-z0-9_.-]+",
+    attention_features="[A-Za-z0-9_.-]+",
 
 
 rule attention_stimuli:
@@ -54,23 +55,22 @@ rule attention_gaze:
         "../scripts/attention_gaze.py"
 
 
-# One job per movie writes every model's response (feature) store (its own store, at its own path). Defined only
-# with the track on (a cached rule needs outputs).
+# One job per feature family writes its store of every movie (each at its own path), so that a changed
+# model (parameters, code, weights file) reruns its own job only. Defined only with the track on (a
+# cached rule needs outputs).
 if ATTENTION_ON:
 
     rule attention_responses:
         input:
-            stimulus="results/attention/stimuli/{attention_movie}.zarr",
-            # the RGB frames of deep feature models are decoded again from the movie file
-            movie=get_attention_movie_file,
+            get_attention_responses_inputs,
         output:
             **ATTENTION_RESPONSE_STORES,
         log:
-            "logs/attention/responses/{attention_movie}.log",
+            "logs/attention/responses/{attention_features}/batch.log",
         cache: True
         conda:
             "../envs/psybench.yaml"
-        # one core unless a model's resources ask for more: its chunks in 2 threads give the
+        # one core unless the model's resources ask for more: its chunks in 2 threads give the
         # same bits, and a 2-thread job waits for both cores of a 2-core run
         threads: get_attention_responses_threads
         resources:

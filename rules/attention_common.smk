@@ -51,38 +51,59 @@ def get_attention_gaze_files(wildcards):
     return list(gaze) if isinstance(gaze, (list, tuple)) else [gaze]
 
 
-# The feature stores of a movie, one per feature key, named store0, store1, ... (Snakemake's cache
-# takes several outputs only when named; a key such as "pkg.mod.fn-1a2b3c4d" is no Python name).
+# The feature stores of one feature family, one per movie, named store0, store1, ... in the order of
+# ATTENTION_MOVIES (Snakemake's cache takes several outputs only when named; a movie name may hold a "-").
 ATTENTION_RESPONSE_STORES = {
-    f"store{i}": directory(f"results/attention/responses/{key}/{{attention_movie}}.zarr")
-    for i, key in enumerate(ATTENTION_FEATURES)
+    f"store{i}": directory(f"results/attention/responses/{{attention_features}}/{movie}.zarr")
+    for i, movie in enumerate(ATTENTION_MOVIES)
 }
 
 
+def get_attention_features_spec(wildcards):
+    """The resolved model of a feature family's job (its feature key, psybench.attention.models.feature_key)."""
+    try:
+        return ATTENTION_FEATURES[wildcards.attention_features].spec
+    except KeyError:
+        raise ValueError(f"attention.models has no feature family {wildcards.attention_features!r}") from None
+
+
+def get_attention_responses_inputs(wildcards):
+    """Every movie's stimulus store and, for a file-backed movie, its file (the RGB frames of deep feature
+    models are decoded again from it; an input, so an edited clip reruns)."""
+    out = [f"results/attention/stimuli/{movie}.zarr" for movie in ATTENTION_MOVIES]
+    return out + [ATTENTION["movies"][m]["file"] for m in ATTENTION_MOVIES if "file" in ATTENTION["movies"][m]]
+
+
 def get_attention_feature_batch(wildcards):
-    """Every feature store of a movie: [{out, model (its description, psybench.handoff.describe_model),
-    code_hash}], where code_hash covers the job's code and the saliency model's own module with its
-    imports (a user's too)."""
-    out = []
-    for key, m in ATTENTION_FEATURES.items():
-        path = f"results/attention/responses/{key}/{wildcards.attention_movie}.zarr"
-        code = get_code_hash("attention_responses.py", modules=(m.spec.algorithm.function.__module__,))
-        # named by its family: a store shared by models of equal family and parameters depends on no label
-        family = dataclasses.replace(m.spec, name=m.spec.algorithm.name)
-        out.append({"out": path, "model": describe_model(family), "code_hash": code})
-    return out
+    """The feature family's store of every movie: [{stimulus, movie_file, out, model (its description,
+    psybench.handoff.describe_model), code_hash}], where code_hash covers the job's code and the saliency
+    model's own module with its imports (a user's too)."""
+    spec = get_attention_features_spec(wildcards)
+    code = get_code_hash("attention_responses.py", modules=(spec.algorithm.function.__module__,))
+    # named by its family: a store shared by models of equal family and parameters depends on no label
+    model = describe_model(dataclasses.replace(spec, name=spec.algorithm.name))
+    return [
+        {
+            "stimulus": f"results/attention/stimuli/{movie}.zarr",
+            "movie_file": ATTENTION["movies"][movie].get("file"),
+            "out": f"results/attention/responses/{wildcards.attention_features}/{movie}.zarr",
+            "model": model,
+            "code_hash": code,
+        }
+        for movie in ATTENTION_MOVIES
+    ]
 
 
 def get_attention_responses_threads(wildcards):
-    """The most resources.threads any attention model asks for (default 1): one job runs them all."""
-    return job_threads([m.spec for m in ATTENTION_FEATURES.values()], 1)
+    """The feature family's resources.threads (default 1)."""
+    return job_threads([get_attention_features_spec(wildcards)], 1)
 
 
 def get_attention_responses_resource(key, default):
-    """A resources function: the largest ``resources[key]`` of the movie's models, else ``default``."""
+    """A resources function: the feature family's ``resources[key]``, else ``default``."""
 
     def resource(wildcards):
-        return job_resource([m.spec for m in ATTENTION_FEATURES.values()], key, default)
+        return job_resource([get_attention_features_spec(wildcards)], key, default)
 
     return resource
 

@@ -1,4 +1,4 @@
-"""Snakemake script of rule attention_responses: base maps of one movie for every saliency model."""
+"""Snakemake script of rule attention_responses: one saliency model's base maps of every movie."""
 import os
 import sys
 
@@ -8,7 +8,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from psybench.attention.pipeline import responses  # noqa: E402
 
-responses(snakemake.input.stimulus, snakemake.params.stores,  # noqa: F821
+# each store names its movie's stimulus store and file
+responses(None, snakemake.params.stores,  # noqa: F821
           chunk_frames=snakemake.params.chunk_frames, lags_ms=snakemake.params.lags_ms,  # noqa: F821
-          num_workers=snakemake.threads,  # noqa: F821
-          movie_file=snakemake.input.movie[0] if snakemake.input.movie else None)  # noqa: F821
+          num_workers=snakemake.threads)  # noqa: F821

@@ -89,7 +89,7 @@ def test_feature_key_is_shared_by_equal_family_and_params_and_differs_otherwise(
     "models, match",
     [
         ([{"features": "raw", "L": 1}], r"attention\.models\[0\].*name: NAME, algorithm: raw \| pyramid \| itti"),
-        ([{"name": "x", "algorithm": "raw"}], r"attention\.models\[0\].*'L' is a required property"),
+        ([{"name": "x", "algorithm": "raw"}], r"attention\.models\[0\]\.L is required for model 'x' \(kind saliency\)"),
         ([{"name": "x", "algorithm": "horn_schunck", "L": 1}], r"attention\.models\[0\].*belongs to track 'motion'"),
         ([{"name": "x", "algorithm": "pyramid", "params": {"octaves": 2}, "L": 1}],
          r"attention\.models\[0\].*unknown parameter\(s\) \['octaves'\]"),

@@ -68,3 +68,21 @@ def test_readme_slurm_command_leaves_the_default_profile_out(harness, tmp_path):
     # without the flag, profiles/default is loaded too (and would override the cluster profile per key)
     out = harness.output(harness.run(work, "all", "--profile", "profiles/slurm", "-n"))
     assert "workflow specific profile profiles/default" in out
+
+
+def test_readme_lists_every_deep_builtin_with_its_track_and_kind():
+    """Each built-in built once per job from weights (a factory) and each map-output built-in has a row
+    ``| track | `name` | kind |`` in the README's table of deep built-ins; every row names a built-in."""
+    from psybench.registry import list_algorithms
+
+    readme = (ROOT / "README.md").read_text()
+    table = readme[readme.index("| track | built-in | kind |"):]
+    table = table[:table.index("\n\n")]
+    rows = {}
+    for line in table.splitlines()[2:]:
+        track, names, kind = (c.strip() for c in line.strip("|").split("|")[:3])
+        rows.update({name: (track, kind) for name in re.findall(r"`(\w+)`", names)})
+    deep = {a.name: (a.track, a.kind) for a in list_algorithms() if a.source == "builtin" and (a.factory or
+                                                                                               a.kind == "map")}
+    assert {"raft_small", "raft_large", "cnn", "centre_bias", "representation_surprise"} <= set(deep)
+    assert rows == deep

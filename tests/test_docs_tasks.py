@@ -182,3 +182,53 @@ def test_motion_deep_model_recipe_runs_through_the_response_stage(tmp_path, monk
         want = tiny(frames[:-1].copy(), frames[1:].copy())
     np.testing.assert_allclose(flow["flow"].compute()[1:], want, rtol=0, atol=1e-6)
     assert flow.attrs["model"]["weights_digest"]
+
+
+def test_attention_deep_recipe_scores_its_config_models(tmp_path, monkeypatch):
+    """The page's deep attention config, as written: the map models (the built-in centre prior, the page's
+    network with its weights file) get their untuned rows from psybench.score on the tiny movies, the ResNet
+    family its feature store; the page's Python scoring block runs on a stimulus store."""
+    torch = pytest.importorskip("torch")
+    torchvision = pytest.importorskip("torchvision")
+    from conftest import TINY_ATTENTION_CONFIG
+
+    import psybench
+
+    section = _section("### Attention: your own deep model")
+    (tmp_path / "mypackage").mkdir()
+    (tmp_path / "mypackage/__init__.py").write_text("")
+    (tmp_path / "mypackage/deepsal.py").write_text(textwrap.dedent(_block(section, "python")))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    for mod in [m for m in list(sys.modules) if m == "mypackage" or m.startswith("mypackage.")]:
+        monkeypatch.delitem(sys.modules, mod)
+    from mypackage.deepsal import network
+
+    (tmp_path / "weights").mkdir()
+    torch.manual_seed(0)
+    torch.save(network().state_dict(), "weights/deepsal.pt")  # as the page says
+    torch.save(torchvision.models.resnet18(weights=None).state_dict(), "weights/resnet18.pt")
+    cfg = yaml.safe_load(_block(section, "yaml"))
+    score_config(None, cfg)  # laid over config/config.yaml, it passes the schema
+    entries = {e["name"]: e for e in cfg["attention"]["models"]}
+    assert "kind" not in entries["centre"]  # the registry gives centre_bias its kind
+    values = {}
+    for name in ("centre", "deepsal"):
+        rows = psybench.score(entries[name], "attention", config=TINY_ATTENTION_CONFIG, progress=False)
+        assert set(rows["model"]) == {f"{name} untuned map"}
+        assert set(rows["experiment"]) == {"A_on_A", "A_on_B"} and "rank_percentile" in set(rows["metric"])
+        values[name] = rows.sort_values(["experiment", "metric"])["value"].to_numpy()
+        assert np.isfinite(values[name]).sum() > len(values[name]) // 2
+    assert not np.array_equal(values["centre"], values["deepsal"], equal_nan=True)
+
+    stim = write_popout_store(tmp_path / "A.zarr", n_frames=3, n_distractors=4)
+    spec = resolve_model(entries["resnet"], track="attention")
+    store = open_store(write_feature_store(stim, tmp_path / "f.zarr", model=spec))
+    assert store["maps"].shape[:3] == (3, 30, 40) and np.isfinite(store["maps"].compute()).all()
+
+    counts = np.zeros((2, 3, 30, 40))
+    counts[0, :, 15, 20] = counts[1, :, 5, 10] = 1  # two observers, one fixation per frame each
+    namespace = {"stimulus": stim, "movie": None, "counts": counts}
+    exec(_block(section, "python", 1), namespace)
+    assert set(namespace["scores"]) >= {"AUC-Judd", "NSS", "IG", "rank_percentile"}
+    assert 0 <= namespace["scores"]["rank_percentile"] <= 100

@@ -126,8 +126,10 @@ def test_attention_model_exits_fail_their_jobs(harness, tmp_path, kind):
     harness.copy(tmp_path, cfg, modules={"exitmodels.py": EXIT_MODELS})
     proc = harness.run(tmp_path, "--cores", "1", "--until", "attention_responses", "attention_all", check=False,
                        timeout=600)
-    logs = {p.stem: p.read_text() for p in (tmp_path / "logs/attention/responses").glob("*.log")}
-    movie, log = next((m, text) for m, text in logs.items() if "ModelExit" in text)
+    # one job per feature family, over every movie: the failure names the movie it was on
+    log = next(text for p in (tmp_path / "logs/attention/responses").glob("*/batch.log")
+               if "ModelExit" in (text := p.read_text()))
+    movie = re.search(r"movie (\w+)\.zarr", log).group(1)
     _check_failure(proc, log, f"saliency model 'exitmodels:maps_{kind}_exit", CALLS[kind], f"movie {movie}\\.zarr")
 
 

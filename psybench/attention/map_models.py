@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from psybench.attention.deep_models import area_resize, rgb_batches
+from psybench.attention.models import UNTUNED_MAP, map_row_model
 from psybench.registry import ModelError, register
 
 __all__ = ["MAP_OUTPUTS", "UNTUNED_MAP", "centre_bias", "maps_to_grid", "untuned_map_scores", "map_model_scores",
@@ -30,8 +31,6 @@ __all__ = ["MAP_OUTPUTS", "UNTUNED_MAP", "centre_bias", "maps_to_grid", "untuned
 #: What a map-output model's ``output`` parameter may say.
 MAP_OUTPUTS = ("saliency", "log_density")
 
-#: The ``tuning`` label of a map model's metrics rows: scored as given, never Fisher-tuned.
-UNTUNED_MAP = "untuned map"
 
 
 @register("centre_bias", track="attention", kind="map", reference="Judd et al. 2009, sec. 4 (centre prior)",
@@ -242,7 +241,7 @@ def map_model_rows(
                              density_sigma=density_sigma, n_splits=n_splits, seed=seed)
         for metric, value in result["scores"].items():
             rows.append({
-                "model": f"{spec.name} {UNTUNED_MAP}", "metric": metric, "value": value,
+                "model": map_row_model(spec.name), "metric": metric, "value": value,
                 "direction": METRIC_DIRECTIONS.get(metric, "higher"), "features": spec.name, "L": None,
                 "tuning": UNTUNED_MAP, "train": tr, "test": test,
                 "ceiling": result["ceiling"].get(metric, float("nan")),

@@ -34,8 +34,11 @@ from psybench.registry import ModelSpec
 
 __all__ = [
     "MODEL_SHAPE", "SaliencyModel", "feature_key", "saliency_models", "map_models_of", "pair_movies",
-    "metrics_settings",
+    "metrics_settings", "UNTUNED_MAP", "map_row_model", "row_algorithms",
 ]
+
+#: The ``tuning`` label of a map model's metrics rows: scored as given, never Fisher-tuned.
+UNTUNED_MAP = "untuned map"
 
 MODEL_SHAPE = ("models: [{name: NAME, algorithm: raw | pyramid | itti | callable: 'package.module:function', "
                "params: {...}, L: [1, 3]}]")
@@ -98,6 +101,10 @@ def saliency_models(config: Mapping[str, Any], specs: Mapping[str, ModelSpec] | 
         if specs[entry["name"]].kind == "map":
             continue  # scored untuned, by map_models_of
         L = entry.get("L")
+        if L is None:
+            raise ConfigError(f"{where}.L is required for model {entry['name']!r} (kind {specs[entry['name']].kind}):"
+                              " the side(s) of the neighbourhood of its Fisher-tuned feature vector, e.g. L: [1]; "
+                              "only a map-output model (kind map) goes without")
         values = L if isinstance(L, list) else [L]
         if not values or any(isinstance(v, bool) or not isinstance(v, int) or v < 1 or v % 2 == 0 for v in values):
             raise ConfigError(f"{where}.L: {L!r} is not a positive odd integer or a list of them; write {MODEL_SHAPE}")
@@ -115,6 +122,22 @@ def map_models_of(config: Mapping[str, Any], specs: Mapping[str, ModelSpec] | No
         specs = track_models(config, "attention")
     names = [entry["name"] for entry in config["attention"].get("models", [])]
     return [specs[n] for n in names if specs[n].kind == "map"]
+
+
+def map_row_model(name: str) -> str:
+    """The ``model`` of a map-output model's metrics rows: ``"<name> untuned map"``."""
+    return f"{name} {UNTUNED_MAP}"
+
+
+def row_algorithms(config: Mapping[str, Any], specs: Mapping[str, ModelSpec]) -> dict[str, str]:
+    """``{row model: algorithm}`` of the attention rows whose ``model`` is not the entry's name.
+
+    A map-output model's rows are named :func:`map_row_model`; they belong to the
+    entry's algorithm (a callable's: its entry name), as the entry's own rows do, so
+    the leaderboards' ``algorithm`` column names it.
+    """
+    return {map_row_model(entry["name"]): entry.get("algorithm", entry["name"])
+            for entry in config["attention"].get("models", []) if specs[entry["name"]].kind == "map"}
 
 
 def pair_movies(section: Mapping[str, Any]) -> list[str]:

@@ -217,6 +217,9 @@ def score(
     if experiment is not None and experiment not in EXPERIMENTS:
         raise ValueError(f"unknown attention experiment {experiment!r}; known: {list(EXPERIMENTS)}")
     section = copy.deepcopy(dict(cfg["attention"]))
+    if spec.kind == "map":
+        return _score_map_model(entry, spec, section, experiment, work, given_stimuli=given_stimuli,
+                                given_gaze=given_gaze, threads=threads, progress=progress)
     model = attention_model(entry, spec, section)
     specs = _movie_specs(section, given_stimuli, given_gaze, work / "inputs")
     pairs = [tuple(p) for p in section["pairs"]]
@@ -269,5 +272,46 @@ def score(
         stage.metrics(metric_parts, models=model.rows(), pairs=pairs, out=files["metrics"])
         progress.step("saliency metrics")
     rows = stage.score_rows(**files, table1_figure=TABLE1_FIGURE if with_table1 else None, results_root=work)
+    progress.step("score rows")
+    return rows.reset_index(drop=True)
+
+
+def _score_map_model(entry, spec, section, experiment, work, *, given_stimuli, given_gaze, threads, progress):
+    """:func:`score` of a map-output model (kind ``map``): its untuned rows, as the workflow's
+    ``attention_map_scores`` jobs and the metrics join give them (no Table 1: nothing is tuned)."""
+    from psybench.attention import pipeline as stage
+    from psybench.attention.models import metrics_settings
+
+    if experiment == "table1":
+        raise ValueError(f"psybench.score: {spec.name!r} is a map-output model (kind map), scored untuned by the "
+                         "saliency metrics; it has no Table 1 rows (benchmark 'attention/saliency_metrics')")
+    if entry.get("L") is not None:
+        raise ValueError(f"psybench.score: {spec.name!r} is a map-output model (kind map): its maps are scored as "
+                         f"given, without the Fisher tuning that L sets; drop L={entry['L']!r}")
+    specs = _movie_specs(section, given_stimuli, given_gaze, work / "inputs")
+    pairs = [tuple(p) for p in section["pairs"]]
+    tests = list(dict.fromkeys(te for _tr, te in pairs))
+    settings = metrics_settings(section)
+    progress.start(total=2 * len(specs) + len(tests) + 2)
+    stores, tables = {}, {}
+    for movie, movie_spec in specs.items():
+        stores[movie] = _stimulus(movie, movie_spec, given_stimuli, work / "stimuli" / f"{movie}.zarr",
+                                  section["grid"])
+        progress.step(f"stimulus {movie}")
+        tables[movie] = work / "gaze" / f"{movie}.csv"
+        stage.gaze(movie, movie_spec, stores[movie], tables[movie])
+        progress.step(f"gaze {movie}")
+    maps = []
+    for te in tests:  # one table per test movie, as the rule's jobs write them
+        maps.append(work / "maps" / spec.name / f"{te}.csv")
+        stage.map_scores(maps[-1], spec, te, list(dict.fromkeys(tr for tr, t in pairs if t == te)), stores[te],
+                         tables[te], movie_file=specs[te].get("file"), lags_ms=settings["lags_ms"], threads=threads,
+                         density_sigma=settings["density_sigma"], n_splits=settings["n_splits"],
+                         seed=settings["evaluation"]["seed"])
+        progress.step(f"{spec.name} maps scored on {te}")
+    metrics = work / "attention" / "metrics.csv"
+    stage.metrics({}, models=[], pairs=pairs, out=metrics, maps=maps)
+    progress.step("saliency metrics")
+    rows = stage.score_rows(metrics=metrics, results_root=work)
     progress.step("score rows")
     return rows.reset_index(drop=True)

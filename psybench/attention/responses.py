@@ -220,7 +220,7 @@ def _write_deep_feature_store(stimulus, out, spec: ModelSpec, *, movie_file, lag
 
 
 def write_feature_stores(
-    stimulus: str | os.PathLike,
+    stimulus: str | os.PathLike | None,
     stores: list[Mapping[str, Any]],
     *,
     chunk_frames: int = CHUNK_FRAMES,
@@ -228,23 +228,31 @@ def write_feature_stores(
     num_workers: int | None = None,
     movie_file: str | os.PathLike | None = None,
 ) -> list[Path]:
-    """:func:`write_feature_store` of one stimulus for several saliency models, in one process.
+    """:func:`write_feature_store` for several (model, stimulus) stores, in one process.
 
-    The workflow's one job per movie: the interpreter, imports and stimulus check are
-    paid once for every model instead of once per model; each store is the one
-    :func:`write_feature_store` writes alone (it is called in turn).
+    The workflow's one job per feature family writes that family's store of every
+    movie (so that a changed model, e.g. a new weights file, reruns its own job only):
+    the interpreter, imports and set-up are paid once per job instead of once per
+    store; each store is the one :func:`write_feature_store` writes alone (it is
+    called in turn).
 
     Parameters
     ----------
+    stimulus : path-like or None
+        The stimulus store of every entry that names none.
     stores : list of mappings with keys ``out`` (store path), ``model`` (the model's
         description, :func:`psybench.handoff.describe_model`, or a family with its
-        keyword ``params``) and ``code_hash``
+        keyword ``params``), ``code_hash``, and optionally ``stimulus`` and
+        ``movie_file`` (this store's own, in place of the arguments')
     movie_file : path-like, optional
         The movie file the stimulus was ingested from (RGB frames of ``features`` models).
     """
-    return [
-        write_feature_store(stimulus, s["out"], model=s["model"], chunk_frames=chunk_frames, lags_ms=lags_ms,
-                            num_workers=num_workers, code_hash=s.get("code_hash"), movie_file=movie_file,
-                            **dict(s.get("params") or {}))
-        for s in stores
-    ]
+    out = []
+    for s in stores:
+        stim = s.get("stimulus", stimulus)
+        if stim is None:
+            raise ValueError(f"feature store {s['out']}: no stimulus store given")
+        out.append(write_feature_store(stim, s["out"], model=s["model"], chunk_frames=chunk_frames, lags_ms=lags_ms,
+                                       num_workers=num_workers, code_hash=s.get("code_hash"),
+                                       movie_file=s.get("movie_file", movie_file), **dict(s.get("params") or {})))
+    return out
