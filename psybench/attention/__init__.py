@@ -64,5 +64,13 @@ METRICS: tuple[Metric, ...] = (
     Metric("SIM", "SIM", "fraction", "higher"),
     Metric("IG", "information gain", "bits/fixation", "higher"),
 )
+#: What a leaderboard ranks by default (psybench.tracks.headline_metrics): Table 1's ``n un``
+#: group, a model's filter trained on one observer and tested on the others (sec. 5.2), per
+#: train/test pair. ``n ma`` (tested on the observer it was trained on) rewards fitting one
+#: observer; the chance controls (rf/n, rs/n, rp/n, n/iid) are scored with the same model and
+#: say how far above chance it is, not which model is better; the map metrics of tuned and
+#: untuned maps stay in metrics.csv and the long table. A map-output model (scored untuned,
+#: no filter) is ranked on its ``rank_percentile``, the same statistic over its own map.
+HEADLINE_METRICS: tuple[str, ...] = ("median_rp_n_un", "rank_percentile")
 
-__all__ = ["TITLE", "BENCHMARK", "PAPER", "BIBTEX", "EXPERIMENTS", "METRICS"]
+__all__ = ["TITLE", "BENCHMARK", "PAPER", "BIBTEX", "EXPERIMENTS", "METRICS", "HEADLINE_METRICS"]
