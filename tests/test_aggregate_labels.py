@@ -110,7 +110,7 @@ def test_labels_carry_units():
     assert criterion_label("intphys/O1/occluded/all/2/L_A") == (
         "IntPhys block O1, occluded, 2 objects: absolute error rate L_A = 1 - AUC (fraction)")
     assert criterion_label("attention/A_on_B/NSS") == "Attention trained on A, tested on B: NSS (SD)"
-    assert criterion_unit("attention/S_on_S/median_rp_rs_n") == "fraction"
+    assert criterion_unit("attention/S_on_S/median_rp_rs_n") == "%"
 
 
 def attention_rows():

@@ -184,7 +184,12 @@ def criterion_label(criterion: str, *, with_track: bool = True) -> str:
     """
     track, experiment, metric = _split(criterion)
     declared = _declared(track, metric)
-    name = metric.replace("_", " ") if declared is None or declared.prefix else declared.label
+    if declared is None:
+        name = metric.replace("_", " ")
+    elif declared.prefix:  # a family: its label and the member ("median rank percentile n un")
+        name = f"{declared.label} {metric[len(declared.name):].replace('_', ' ')}".strip()
+    else:
+        name = declared.label
     unit = criterion_unit(criterion)
     title = track_package(track).TITLE if track in TRACKS else track
     head = " ".join(p for p in (title if with_track else "", _experiment_text(track, experiment))

@@ -54,7 +54,7 @@ EXPERIMENTS: tuple[str, ...] = ("table1", "saliency_metrics")
 #: metrics of psybench.attention.metrics in the order it writes them (MIT saliency
 #: benchmark definitions, Bylinskii et al. 2019).
 METRICS: tuple[Metric, ...] = (
-    Metric("median_rp_", "median rank percentile", "fraction", "higher", prefix=True),
+    Metric("median_rp_", "median rank percentile", "%", "higher", prefix=True),
     Metric("AUC-Judd", "AUC-Judd", "fraction", "higher"),
     Metric("AUC-Borji", "AUC-Borji", "fraction", "higher"),
     Metric("sAUC", "shuffled AUC", "fraction", "higher"),
