@@ -45,6 +45,7 @@ def test_models_doc_counts_the_runs_stimuli():
     held_out = len(list((motion / "generalisation").glob("*/stimuli/*.zarr")))
     doc = _text("docs/models.md")
     assert f"default run's {main + held_out} stimuli ({main} + {held_out} held out)" in doc
-    assert f"the default run now has {main}, every experiment also at a second direction, plus {held_out} held out" in doc
+    assert (f"the default run now has {main}, every experiment also at a second direction, "
+            f"plus {held_out} held out") in doc
     numbers = {int(n) for n in re.findall(r"all (\d+) stimuli of the default run", doc)}
     assert numbers <= {main + held_out}, numbers
