@@ -149,7 +149,7 @@ def test_each_track_page_opens_with_the_papers_table_in_a_browser(site, tmp_path
             assert cells["people (inter-observer ceiling)"] == ["97.5"]
         else:
             assert rows[0][1:] == ["O1 visible", "O1 occluded", "O2 visible", "O2 occluded", "all blocks visible",
-                                   "all blocks occluded", "all blocks all"]
+                                   "all blocks occluded", "every movie"]
             assert cells["my_physics"][:2] == ["0.3 / 0.3", "0.5 / 0.5"]
             people = cells["people"]
             assert len(people) == 1 and "figure only" in people[0] and not re.search(r"\d / \d", people[0])

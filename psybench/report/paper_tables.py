@@ -234,7 +234,12 @@ def intphys_table(long_df: pd.DataFrame) -> dict[str, Any]:
     vis_order = [v for v in ("visible", "occluded", "all") if v in set(d["visibility"])]
     # per block the two visibilities, and the whole test set; a block over both visibilities is left out
     # (the paper's figures split every block by visibility) so that the table fits a page
-    columns = [{"block": b, "visibility": v, "label": f"{'all blocks' if b == 'all' else b} {v}"}
+    def label(b: str, v: str) -> str:
+        if v == "all":
+            return "every movie" if b == "all" else f"{b}, both visibilities"
+        return f"{'all blocks' if b == 'all' else b} {v}"
+
+    columns = [{"block": b, "visibility": v, "label": label(b, v)}
                for b in blocks for v in vis_order if (b == "all" or v != "all" or len(blocks) == 1)
                and ((d["block"] == b) & (d["visibility"] == v)).any()]
     models = d["model"].astype(str) + d.get("params_hash", pd.Series("", index=d.index)).fillna("").map(
