@@ -269,6 +269,7 @@ def _page(board: Leaderboard, figs, profile_of, table_href: str, out_dir: Path, 
         people=_people(board, human),
         paper=human["paper"].get(board.spec["track"]) if board.spec["model"] is None else None,
         paper_track=board.spec["track"] or "",
+        paper_links=human["paper_links"] if board.spec["track"] is None else [],
         held_out=human["held_out"] if board.spec["track"] == "motion" and board.spec["model"] is None else None,
         per_track="track" in table.columns,
         workflow_report=_href(human["workflow_report"]) if human["workflow_report"] else "",
@@ -372,6 +373,8 @@ def render_site(
                              if b.spec["track"] and b.spec["model"] is None}}
     if not boards:
         raise ValueError(f"{pages}: no leaderboards to render")
+    human["paper_links"] = [{"track": t, "href": _href(f"{human['track_pages'][t]}#paper-table")}
+                            for t in sorted(paper) if t in human["track_pages"]]
     summaries = []
     drawn: dict[tuple[str, bytes], str] = {}
     tasks: list[tuple] = []
@@ -393,6 +396,7 @@ def render_site(
         _draw_all(tasks, copies, workers)
         people = list({p["track"]: p for b in boards for p in _people(b, human)}.values())
         index = _TEMPLATES.get_template("index.html").render(title=title, boards=summaries, first=summaries[0],
-                                                             people=people, workflow_report=workflow_report)
+                                                             people=people, workflow_report=workflow_report,
+                                                             paper_links=human["paper_links"])
         (site / "index.html").write_text(index, encoding="utf-8")
     return boards
