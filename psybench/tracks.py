@@ -11,7 +11,9 @@ The core names no track. Each track is a package (``psybench.<track>``, or the o
     direction (lower or higher is better). :mod:`psybench.aggregate.labels` reads
     its labels and units from here, and the leaderboard check its metric names.
 
-and in ``<package>.config_checks`` a function ``check_config(config, models)``, the
+and optionally ``HEADLINE_METRICS``, the metric names a leaderboard of the track ranks by
+default (:func:`headline_metrics`; absent: every metric but the 0/1 verdicts), and in
+``<package>.config_checks`` a function ``check_config(config, models)``, the
 checks of its config section that JSON Schema cannot express (files, cross-key
 constraints), raising :class:`psybench.config.ConfigError`; optionally
 ``criterion_experiments(config)``, the experiments whose criteria a leaderboard of the
@@ -40,6 +42,7 @@ __all__ = [
     "track_package",
     "track_metrics",
     "find_metric",
+    "headline_metrics",
     "config_check",
     "criterion_experiments",
 ]
@@ -115,6 +118,17 @@ def find_metric(track: str, metric: str) -> Metric | None:
     declared = track_metrics(track)
     exact = [m for m in declared if not m.prefix and m.matches(metric)]
     return (exact or [m for m in declared if m.matches(metric)] or [None])[0]
+
+
+def headline_metrics(track: str) -> tuple[str, ...] | None:
+    """The metrics a leaderboard of ``track`` ranks by default (its package's ``HEADLINE_METRICS``), or None (all).
+
+    A track whose rows hold several views of one entry (attention: the Table 1 groups of a
+    model next to the chance controls scored with the same model) names here the ones that
+    compare models, so that a leaderboard's fronts separate them.
+    """
+    names = getattr(track_package(track), "HEADLINE_METRICS", None)
+    return None if names is None else tuple(str(n) for n in names)
 
 
 def _checks_module(track: str) -> ModuleType | None:

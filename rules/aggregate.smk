@@ -80,6 +80,7 @@ rule report_leaderboard:
         unpack(get_report_motion_inputs),
         pages="results/aggregate/leaderboards.json",
         tables=expand("results/aggregate/leaderboard_{name}.csv", name=LEADERBOARD_NAMES),
+        scores="results/aggregate/scores_long.csv",
     output:
         report=directory("results/report"),
     log:
@@ -94,7 +95,6 @@ rule report_leaderboard:
         results_root=get_results_root,
         synthetic=SYNTHETIC_TRACKS,
         motion=get_report_motion_params,
-        workflow_report="../../report.html",
         code_hash=get_report_code_hash(),
     script:
         "../scripts/report_leaderboard.py"

@@ -1,13 +1,14 @@
 """Snakemake script: the HTML leaderboard report (results/report/index.html) from the computed leaderboards.
 
-Inputs:  pages (leaderboards.json; the leaderboard tables beside it), attention_table (optional:
+Inputs:  pages (leaderboards.json; the leaderboard tables beside it), scores (the long score table:
+         the IntPhys page's error rates per block and visibility), attention_table (optional:
          the attention table1.csv whose inter-observer ceiling is shown), gaze_counts (the attention
          gaze recordings' sample counts, shown on the attention page), motion_table1 and
          motion_generalisation (optional: the bio-inspired models' held-out verdicts).
 Output:  report (directory).
 Params:  results_root (the folder the scores' sources are relative to), synthetic (tracks whose
          data stand in for people), motion (bio-inspired models {name: algorithm} and criteria
-         overrides), workflow_report (link to the Snakemake report).
+         overrides).
 """
 
 import sys
@@ -25,7 +26,7 @@ boards = render_site(
     synthetic=list(params.synthetic),
     attention_table=inp.get("attention_table"),
     gaze_counts=list(inp.get("gaze_counts", [])),
-    workflow_report=params.workflow_report,
+    scores=inp.scores,
     # the motion track reads its own tables; the report only lays them out
     motion_held_out=held_out_section(inp.get("motion_table1"), inp.get("motion_generalisation"),
                                      **dict(params.motion)) if inp.get("motion_table1") else None,

@@ -110,4 +110,39 @@ def test_labels_carry_units():
     assert criterion_label("intphys/O1/occluded/all/2/L_A") == (
         "IntPhys block O1, occluded, 2 objects: absolute error rate L_A = 1 - AUC (fraction)")
     assert criterion_label("attention/A_on_B/NSS") == "Attention trained on A, tested on B: NSS (SD)"
-    assert criterion_unit("attention/S_on_S/median_rp_rs_n") == "fraction"
+    assert criterion_unit("attention/S_on_S/median_rp_rs_n") == "%"
+
+
+def attention_rows():
+    """Rows as the attention track writes them: per model and L the Table 1 groups (tuned filter) and the
+    map metrics of its tuned and untuned maps, each under its own model name (three entries per model
+    and L). Model "weak" is worse than "strong" on every group but has the better chance controls."""
+    rows = []
+    medians = {"strong": {"n_ma": 95.0, "n_un": 90.0}, "weak": {"n_ma": 93.0, "n_un": 85.0},
+               "weaker": {"n_ma": 90.0, "n_un": 80.0}}
+    for k, (m, med) in enumerate(medians.items()):
+        for pair in ("A_on_A", "A_on_B"):
+            for g, v in med.items():
+                rows.append(_row(m, "attention", pair, f"median_rp_{g}", v, "higher", "h1"))
+            rows.append(_row(m, "attention", pair, "median_rp_rf_n", 50.0 + k, "higher", "h1"))
+            for tuning, auc in (("tuned", 0.9 - 0.1 * k), ("untuned", 0.7 + 0.1 * k)):
+                rows.append(_row(f"{m} L=1 {tuning}", "attention", pair, "AUC-Judd", auc, "higher"))
+                rows.append(_row(f"{m} L=1 {tuning}", "attention", pair, "KL", 1.0 - 0.1 * k, "lower"))
+    rows.append(_row("deepgaze untuned map", "attention", "A_on_B", "rank_percentile", 88.0, "higher"))
+    rows.append(_row("deepgaze untuned map", "attention", "A_on_B", "AUC-Judd", 0.8, "higher"))
+    return rows
+
+
+def test_attention_leaderboard_has_one_entry_per_model_and_separates_them():
+    """Ranked by default on Table 1's n un group (Shic & Scassellati 2007, sec. 5.2): one entry per model
+    and setting, and a model worse on every pair is on a later front. On every criterion (the old default)
+    each model appeared three times with disjoint criteria and every entry was on front 1."""
+    long_df = pd.DataFrame(attention_rows(), columns=SCORE_COLUMNS)
+    board = compute_leaderboards(long_df, leaderboards=[{"name": "attention", "track": "attention"}])[0]
+    assert board.criteria == ["attention/A_on_A/median_rp_n_un", "attention/A_on_B/median_rp_n_un",
+                              "attention/A_on_B/rank_percentile"]
+    fronts = dict(zip(board.table["entry"], board.table["front"]))
+    assert fronts == {"strong": 1, "weak": 2, "weaker": 3, "deepgaze untuned map": 1}
+    assert (board.table["front"] == 1).sum() < len(board.table)
+    # a track that declares no headline metrics keeps every criterion but the verdicts
+    assert headline_criteria(["motion/a/error", "attention/A_on_A/KL"]) == ["motion/a/error", "attention/A_on_A/KL"]

@@ -81,7 +81,9 @@ def test_direction_error_figure_draws_directions_and_the_human_reference(tmp_pat
     seen = {}
 
     def capture(fig, path):
-        seen["labels"] = [t.get_text() for ax in fig.axes if ax.get_legend() for t in ax.get_legend().get_texts()]
+        # legend labels as read (long ones are wrapped onto lines beside the curves)
+        seen["labels"] = [" ".join(t.get_text().split()) for ax in fig.axes if ax.get_legend()
+                          for t in ax.get_legend().get_texts()]
         seen["lines"] = [(line.get_label(), line.get_ydata()) for ax in fig.axes for line in ax.get_lines()]
         return path
 
@@ -132,3 +134,30 @@ def test_a_models_figures_drawn_in_one_job_are_the_ones_drawn_alone(tmp_path):
     figures.model_figures(response_paths, readout_paths, *tables, tmp_path / "flow.png", tmp_path / "error.png")
     for name in ("flow", "error"):
         assert (tmp_path / f"{name}.png").read_bytes() == (tmp_path / f"{name}_alone.png").read_bytes()
+
+
+def test_direction_error_figure_is_readable(tmp_path, monkeypatch):
+    """Every text at least 10 px at the saved 90 dpi, and each legend beside its curves, not over them."""
+    paths = _readout_stores(tmp_path, _diamonds())
+    lit = tmp_path / "lit.yaml"
+    lit.write_text(Path("config/literature.yaml").read_text())
+    seen = {}
+
+    def capture(fig, path):
+        fig.canvas.draw()
+        seen["fig"] = fig
+        return path
+
+    monkeypatch.setattr(figures, "save_png", capture)
+    figures.direction_error_figure(paths, tmp_path / "f.csv", tmp_path / "s.csv", tmp_path / "x.png",
+                                   literature_path=lit)
+    fig = seen["fig"]
+    texts = [t for t in fig.findobj(lambda a: hasattr(a, "get_fontsize") and hasattr(a, "get_text"))
+             if t.get_visible() and t.get_text().strip()]
+    small = [(t.get_text(), t.get_fontsize() * 90 / 72) for t in texts if t.get_fontsize() * 90 / 72 < 10]
+    assert not small, small
+    renderer = fig.canvas.get_renderer()
+    legends = [ax for ax in fig.axes if ax.get_legend()]
+    assert legends
+    for ax in legends:
+        assert not ax.get_legend().get_window_extent(renderer).overlaps(ax.get_window_extent(renderer))

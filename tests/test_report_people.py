@@ -19,7 +19,7 @@ from psybench.report.site import render_site
 
 # what each track's page must show, as a person reads it in the browser
 HUMAN_TEXT = {
-    "motion": ("error 0 on every criterion", "Tlapale", "Masson, Rybarczyk, Castet & Mestre 2000"),
+    "motion": ("each criterion encodes what human observers see", "Tlapale", "Masson, Rybarczyk, Castet & Mestre 2000"),
     "intphys": ("71 online observers", "Riochet et al. 2018"),
     "attention": ("inter-observer ceiling", "Shic & Scassellati 2007", "91.5"),
 }
@@ -35,7 +35,8 @@ def site(tmp_path_factory):
     write_leaderboards(boards, results / "aggregate", results / "aggregate" / "leaderboards.json")
     table1 = results / "attention" / "table1.csv"
     table1.parent.mkdir(parents=True)
-    pd.DataFrame({"train": ["A", "A"], "test": ["B", "B"], "group": ["n ma", "n un"],
+    pd.DataFrame({"train": ["A", "A"], "test": ["B", "B"], "features": ["raw", "raw"], "L": [1, 1],
+                  "group": ["n ma", "n un"], "median": [88.0, 87.0],
                   "ceiling": [91.0, 92.0]}).to_csv(table1, index=False)
     counts = results / "attention" / "gaze" / "B.counts.csv"
     counts.parent.mkdir(parents=True)

@@ -91,11 +91,13 @@ def test_long_table_labels_and_units_come_from_the_declarations(tmp_path):
         criterion = f"{track}/{exp}/{metric}"
         assert criterion_unit(criterion) == m.unit_of(exp.split("/")[0])
         label = criterion_label(criterion)
-        assert (metric.replace("_", " ") if m.prefix else m.label) in label
+        assert (f"{m.label} {metric[len(m.name):].replace('_', ' ')}" if m.prefix else m.label) in label
     # the units a reader sees (Tlapale et al. 2010, RR-7317: direction errors in deg)
     assert criterion_label("motion/barberpole/error") == "Motion barber pole: error (deg)"
     assert criterion_unit("motion/grating_size/error") == "a.u."
-    assert criterion_unit("attention/A_on_B/median_rp_n_ma") == "fraction"
+    assert criterion_unit("attention/A_on_B/median_rp_n_ma") == "%"  # Table 1 prints percentages
+    assert criterion_label("attention/A_on_B/median_rp_n_un") == (
+        "Attention trained on A, tested on B: median rank percentile n un (%)")
     assert criterion_label("attention/A_on_B/sAUC") == "Attention trained on A, tested on B: shuffled AUC (fraction)"
 
 

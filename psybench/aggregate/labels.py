@@ -23,7 +23,7 @@ from typing import Any
 
 from psybench.provenance import params_hash
 from psybench.registry import TRACKS
-from psybench.tracks import Metric, find_metric, track_package
+from psybench.tracks import Metric, find_metric, headline_metrics, track_package
 from psybench.tracks import track_metrics as declared_metrics
 
 __all__ = [
@@ -50,6 +50,12 @@ _INTPHYS_PARTS = ("block", "visibility", "motion", "objects")
 def headline_criteria(criteria: Iterable[str]) -> list[str]:
     """The criteria a leaderboard ranks by default: all but the 0/1 verdicts (kept if nothing else is left).
 
+    A track that declares ``HEADLINE_METRICS`` (:func:`psybench.tracks.headline_metrics`)
+    is ranked on those metrics only, where it has any: attention on Table 1's ``n un``
+    group (Shic & Scassellati 2007, sec. 5.2), not on the chance controls scored with the
+    same model nor on the map metrics of its tuned and untuned maps, so each model and
+    setting is one entry and the fronts separate them.
+
     Parameters
     ----------
     criteria : iterable of str
@@ -67,6 +73,15 @@ def headline_criteria(criteria: Iterable[str]) -> list[str]:
     """
     criteria = list(criteria)
     kept = [c for c in criteria if c.rsplit("/", 1)[-1] not in VERDICT_METRICS]
+    by_track: dict[str, list[str]] = {}
+    for c in kept:
+        by_track.setdefault(c.split("/", 1)[0], []).append(c)
+    keep = set()
+    for track, names in by_track.items():
+        wanted = headline_metrics(track) if track in TRACKS else None
+        chosen = [c for c in names if c.rsplit("/", 1)[-1] in wanted] if wanted else []
+        keep.update(chosen or names)
+    kept = [c for c in kept if c in keep]
     return kept or criteria
 
 
@@ -169,7 +184,12 @@ def criterion_label(criterion: str, *, with_track: bool = True) -> str:
     """
     track, experiment, metric = _split(criterion)
     declared = _declared(track, metric)
-    name = metric.replace("_", " ") if declared is None or declared.prefix else declared.label
+    if declared is None:
+        name = metric.replace("_", " ")
+    elif declared.prefix:  # a family: its label and the member ("median rank percentile n un")
+        name = f"{declared.label} {metric[len(declared.name):].replace('_', ' ')}".strip()
+    else:
+        name = declared.label
     unit = criterion_unit(criterion)
     title = track_package(track).TITLE if track in TRACKS else track
     head = " ".join(p for p in (title if with_track else "", _experiment_text(track, experiment))

@@ -129,13 +129,23 @@ def _default_pairs(matrix: pd.DataFrame, max_projections: int) -> list[tuple[str
     """Pairs of criteria that most entries have both of (>= 2 entries), in criterion order within a count.
 
     In a cross-track leaderboard most pairs mix tracks that no entry shares; those
-    panels would be empty, so they come last or not at all.
+    panels would be empty, so they come last or not at all, and the tracks take turns
+    (the best pair of each track, then the second, ...) so that every track's entries
+    are drawn.
     """
     crit = list(matrix.columns)
     ok = np.isfinite(matrix.to_numpy(float))
     both = ok.T.astype(int) @ ok.astype(int)  # (m, m): entries having both criteria
     pairs = [(both[i, j], i, j) for i in range(len(crit)) for j in range(i + 1, len(crit)) if both[i, j] >= 2]
     pairs.sort(key=lambda t: (-t[0], t[1], t[2]))
+    # several tracks (the cross-track view): each track's best pairs in turn, so every track's entries are drawn
+    track = [c.split("/", 1)[0] for c in crit]
+    per_track: dict[str, list] = {}
+    for p in pairs:
+        per_track.setdefault(track[p[1]], []).append(p)
+    if len(per_track) > 1:
+        queues = [per_track[t] for t in sorted(per_track)]
+        pairs = [q[k] for k in range(max(map(len, queues))) for q in queues if k < len(q)]
     return [(crit[i], crit[j]) for _, i, j in pairs[:max_projections]]
 
 

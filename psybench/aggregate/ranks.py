@@ -12,8 +12,8 @@ Two rankings sit beside the Pareto fronts of :mod:`psybench.aggregate.pareto`:
   (Sec. 1): "a statistical significance test combined with a greedy clustering to
   rank stereo algorithms. In this way, algorithms of statistically similar
   performance are assigned to the same rank."  The significance test here is a
-  bootstrap of the per-item samples (the issue asks for bootstrapping the
-  underlying samples); see the function's Notes for the exact procedure.
+  bootstrap of the per-item samples (the underlying samples, not their
+  means); see the function's Notes for the exact procedure.
 """
 
 from __future__ import annotations

@@ -24,6 +24,23 @@ from psybench.motion import EXPERIMENTS  # noqa: E402
 __all__ = ["stimuli_montage", "flow_figure", "direction_error_figure", "model_figures", "save_png"]
 
 
+#: Font size (points) of every label: at the 90 dpi of :func:`save_png`, 9 pt is 11 px, read at 100 % zoom.
+_FONT = 9.0
+
+
+def _legend_outside(ax, n_columns: int | None = None) -> None:
+    """The axes' legend right of its data (never over the curves), long labels wrapped."""
+    import textwrap
+
+    handles, labels = ax.get_legend_handles_labels()
+    if not handles:
+        return
+    labels = ["\n".join(textwrap.wrap(label, 42)) or label for label in labels]
+    ncol = n_columns or (1 if len(labels) <= 12 else 2)
+    ax.legend(handles, labels, fontsize=_FONT, loc="upper left", bbox_to_anchor=(1.01, 1.0), ncol=ncol,
+              borderaxespad=0.0, frameon=False)
+
+
 def save_png(fig, path: str | os.PathLike) -> Path:
     """Save ``fig`` as PNG atomically, with no date in the metadata."""
     path = Path(path)
@@ -53,7 +70,7 @@ def stimuli_montage(stimulus_paths: Sequence[str | os.PathLike], out: str | os.P
     n = len(stimulus_paths)
     n_groups = max(1, int(round(np.sqrt(n / 3.0))))
     n_rows = -(-n // n_groups)
-    fig, axes = plt.subplots(n_rows, 3 * n_groups, figsize=(1.5 * 3 * n_groups, 1.6 * n_rows), squeeze=False)
+    fig, axes = plt.subplots(n_rows, 3 * n_groups, figsize=(1.7 * 3 * n_groups, 1.9 * n_rows), squeeze=False)
     for ax in axes.ravel():
         ax.set_axis_off()
     for k, p in enumerate(stimulus_paths):
@@ -67,9 +84,9 @@ def stimuli_montage(stimulus_paths: Sequence[str | os.PathLike], out: str | os.P
             ax.imshow(np.asarray(frames[t]), cmap="gray", vmin=0, vmax=1, interpolation="nearest")
             ax.set_xticks([])
             ax.set_yticks([])
-            ax.text(0.03, 0.97, f"{units.frames_to_ms(t, fps):.0f} ms", transform=ax.transAxes, fontsize=5, va="top",
-                    bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.7})
-        axes[row, 3 * group + 1].set_title(_name(p), fontsize=6)
+            ax.text(0.03, 0.97, f"{units.frames_to_ms(t, fps):.0f} ms", transform=ax.transAxes, fontsize=_FONT,
+                    va="top", bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.7})
+        axes[row, 3 * group + 1].set_title(_name(p), fontsize=_FONT)
     fig.tight_layout()
     return save_png(fig, out)
 
@@ -77,8 +94,12 @@ def stimuli_montage(stimulus_paths: Sequence[str | os.PathLike], out: str | os.P
 def flow_figure(response_paths: Sequence[str | os.PathLike], out: str | os.PathLike, *, step: int = 12) -> Path:
     """Flow field at mid-stimulus over the frame, one panel per response store."""
     n = len(response_paths)
-    fig, axes = plt.subplots(1, n, figsize=(2.6 * n, 2.8), squeeze=False)
-    for ax, p in zip(axes[0], response_paths):
+    ncol = min(n, 4)  # a grid, so that the panels stay at a readable size
+    nrow = -(-n // ncol)
+    fig, axes = plt.subplots(nrow, ncol, figsize=(3.2 * ncol, 3.9 * nrow + 0.4), squeeze=False)
+    for ax in axes.ravel()[n:]:
+        ax.set_axis_off()
+    for ax, p in zip(axes.ravel(), response_paths):
         store = _open(p)
         flow = store["flow"]
         t = flow.shape[0] // 2
@@ -94,12 +115,12 @@ def flow_figure(response_paths: Sequence[str | os.PathLike], out: str | os.PathL
         title = _name(p)
         if truth:
             title += f"\ntrue ({truth[0]:.2f}, {truth[1]:.2f}) px/fr"
-        ax.set_title(title, fontsize=7)
+        ax.set_title(title, fontsize=_FONT)
         ax.set_xticks([])
         ax.set_yticks([])
     model = store.attrs.get("model", {}).get("name", "")
-    fig.suptitle(f"{model}: flow at mid-stimulus (colour = speed, px/frame)", fontsize=8)
-    fig.tight_layout()
+    fig.suptitle(f"{model}: flow at mid-stimulus (colour = speed, px/frame)", fontsize=_FONT + 2)
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.4 / fig.get_figheight()), h_pad=1.5)  # room for the titles
     return save_png(fig, out)
 
 
@@ -225,8 +246,9 @@ def direction_error_figure(
     scores = read_csv_checked(scores_csv)
     order = [e for e in EXPERIMENTS if e in groups]
     order += [e for e in groups if e not in order]
-    fig, axes = plt.subplots(1, len(order), figsize=(3.8 * len(order), 3.2), squeeze=False)
-    for ax, exp in zip(axes[0], order):
+    # one experiment per row, its legend right of the curves
+    fig, axes = plt.subplots(len(order), 1, figsize=(12.0, 3.8 * len(order) + 0.5), squeeze=False)
+    for ax, exp in zip(axes[:, 0], order):
         items = groups[exp]
         t_end = items[0][1][-1]
         thin = 0.5 if exp == "diamonds" else 0.9
@@ -267,15 +289,17 @@ def direction_error_figure(
         if len(verdict):
             r = verdict.iloc[0]
             ax.set_title(
-                f"{exp}: {'pass' if bool(r['passed']) else 'fail'} (error {float(r['error']):.3g})", fontsize=8
-            )
+                f"{exp}: {'pass' if bool(r['passed']) else 'fail'} (error {float(r['error']):.3g})",
+                fontsize=_FONT + 1.5)
         else:
-            ax.set_title(exp, fontsize=8)
+            ax.set_title(exp, fontsize=_FONT + 1.5)
         ax.axhline(0, color="grey", lw=0.5)
-        ax.set_xlabel("time (ms)")
-        ax.legend(fontsize=5, loc="best")
-    fig.suptitle(f"{model}: direction error of the pursuit readout", fontsize=9)
-    fig.tight_layout()
+        ax.set_xlabel("time (ms)", fontsize=_FONT + 1)
+        ax.yaxis.label.set_fontsize(_FONT + 1)
+        ax.tick_params(labelsize=_FONT)
+        _legend_outside(ax)
+    fig.suptitle(f"{model}: direction error of the pursuit readout", fontsize=_FONT + 3)
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.45 / fig.get_figheight()))  # room for the title
     return save_png(fig, out)
 
 
@@ -313,7 +337,7 @@ def barberpole_figure(score_csvs: Sequence[str | os.PathLike], out: str | os.Pat
 
     from psybench.io.tables import read_csv_checked
 
-    fig, ax = plt.subplots(figsize=(5.0, 3.6))
+    fig, ax = plt.subplots(figsize=(9.0, 4.2))
     span = None
     for p in score_csvs:
         scores = read_csv_checked(p)
@@ -344,7 +368,8 @@ def barberpole_figure(score_csvs: Sequence[str | os.PathLike], out: str | os.Pat
     ax.axhline(0, color="grey", lw=0.8, label="grating normal (1D)")
     ax.set_xlabel("aperture aspect ratio")
     ax.set_ylabel("perceived direction, deg from grating normal\n(positive toward the long axis)")
-    ax.set_title("Barber-pole: steady-state direction of w(t)", fontsize=9)
-    ax.legend(fontsize=6, loc="upper left")
+    ax.set_title("Barber-pole: steady-state direction of w(t)", fontsize=_FONT + 2)
+    ax.tick_params(labelsize=_FONT)
+    _legend_outside(ax)
     fig.tight_layout()
     return save_png(fig, out)

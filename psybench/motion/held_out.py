@@ -28,7 +28,7 @@ from typing import Any
 
 import pandas as pd
 
-from psybench.motion import EXPERIMENT_LABELS
+from psybench.motion import EXPERIMENT_LABELS, EXPERIMENTS
 from psybench.motion.criteria.thresholds import merge_criteria
 from psybench.motion.generalisation import DEPENDENCE
 
@@ -280,11 +280,14 @@ def held_out_section(
     Returns
     -------
     dict
-        ``{"table1": path, "generalisation": path or None, "models": [...]}``, what
-        :func:`psybench.report.site.render_site` takes as ``motion_held_out``.
+        ``{"table1": path, "generalisation": path or None, "bounds": {experiment: str},
+        "models": [...]}`` (``bounds``: each criterion's pass bounds in words, the run's),
+        what :func:`psybench.report.site.render_site` takes as ``motion_held_out``.
     """
     from psybench.io.tables import read_table
 
+    c = merge_criteria(criteria)
     return {"table1": table1, "generalisation": generalisation,
+            "bounds": {e: _bounds(e, c) for e in (*EXPERIMENTS, "integration")},
             "models": held_out_verdicts(read_table(table1), read_table(generalisation) if generalisation else None,
                                         models or {}, criteria=criteria)}

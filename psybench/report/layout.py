@@ -68,13 +68,18 @@ def place_labels(ax, x: Sequence[float], y: Sequence[float], labels: Sequence[st
     occupied = [np.array([px - r, py - r, px + r, py + r]) for px, py in pts]
     placed: list[np.ndarray] = []
     chosen = []
+    frame = ax.get_window_extent().bounds  # the axes in pixels: labels stay inside, off the axis labels
+    x0, y0 = frame[0] / scale, frame[1] / scale
+    x1, y1 = x0 + frame[2] / scale, y0 + frame[3] / scale
     for i, text in enumerate(labels):
         w, h = 0.6 * fontsize * len(str(text)), fontsize * 1.1
         best, best_cost = None, np.inf
         others = np.array([b for j, b in enumerate(occupied) if j != i] + placed).reshape(-1, 4)
         for dx, dy in _candidates(w, h):
             box = np.array([pts[i, 0] + dx, pts[i, 1] + dy, pts[i, 0] + dx + w, pts[i, 1] + dy + h])
-            cost = _overlap(box, others)
+            outside = (max(0.0, x0 - box[0]) + max(0.0, box[2] - x1)) * h + (max(0.0, y0 - box[1])
+                                                                              + max(0.0, box[3] - y1)) * w
+            cost = _overlap(box, others) + outside
             if cost < best_cost - 1e-9:
                 best, best_cost = (dx, dy, box), cost
             if cost == 0.0:

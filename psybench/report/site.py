@@ -40,6 +40,7 @@ from psybench.report.figures import (
     ties_figure,
 )
 from psybench.report.human import attention_ceilings, human_reference
+from psybench.report.paper_tables import track_tables
 
 __all__ = ["render_site"]
 
@@ -278,6 +279,9 @@ def _page(board: Leaderboard, figs, profile_of, table_href: str, out_dir: Path, 
                    "better": "lower" if d == "min" else "higher"} for c, d in zip(criteria, board.directions)],
         tie_columns=[{"name": c, "short": criterion_label(c, with_track=spec["track"] is None)} for c in tie_cols],
         people=_people(board, human),
+        paper=human["paper"].get(board.spec["track"]) if board.spec["model"] is None else None,
+        paper_track=board.spec["track"] or "",
+        paper_links=human["paper_links"] if board.spec["track"] is None else [],
         held_out=human["held_out"] if board.spec["track"] == "motion" and board.spec["model"] is None else None,
         per_track="track" in table.columns,
         workflow_report=_href(human["workflow_report"]) if human["workflow_report"] else "",
@@ -306,6 +310,7 @@ def render_site(
     gaze_counts: Sequence[str | os.PathLike] = (),
     workflow_report: str = "",
     motion_held_out: dict[str, Any] | None = None,
+    scores: str | os.PathLike | None = None,
     workers: int = 1,
 ) -> list[Leaderboard]:
     """Render the HTML leaderboard report from computed leaderboards.
@@ -345,8 +350,15 @@ def render_site(
         motion track computes it (``psybench.motion.held_out.held_out_section``): the
         motion track page then lists every failing held-out cell of the bio-inspired
         models, linked to their figures under ``<results_root>/motion/figures/``.
+    scores : path, optional
+        The long score table (``scores_long.csv``): its IntPhys rows give the IntPhys
+        page's L_R / L_A per block and visibility.
     workers : int
         Processes drawing the figures (the same PNGs for any number).
+
+    Each track page opens with the track's paper table (:mod:`psybench.report.paper_tables`):
+    motion Table 1 from ``motion_held_out["table1"]``, attention Table 1 from
+    ``attention_table``, IntPhys from ``scores``.
 
     Returns
     -------
@@ -359,16 +371,22 @@ def render_site(
         A non-report folder at ``out_dir``, or a page-data file of another format.
     """
     pages, out_dir, results_root = Path(pages), Path(out_dir), Path(results_root)
-    ceilings = attention_ceilings(read_table(attention_table)) if attention_table else {}
+    attention = read_table(attention_table) if attention_table else None
+    ceilings = attention_ceilings(attention) if attention is not None else {}
+    held = motion_held_out or {}
+    paper = track_tables(motion_table1=held.get("table1"), motion_generalisation=held.get("generalisation"),
+                         motion_bounds=held.get("bounds"), attention_table1=attention, scores=scores)
     _check_folder(out_dir)
     boards = read_leaderboards(pages)
-    human = {"synthetic": list(synthetic), "ceilings": ceilings, "workflow_report": workflow_report,
+    human = {"synthetic": list(synthetic), "ceilings": ceilings, "workflow_report": workflow_report, "paper": paper,
              "gaze_counts": _gaze_counts(gaze_counts),
              "held_out": _held_out(motion_held_out or {}, out_dir, results_root),
              "track_pages": {b.spec["track"]: f"{b.name}.html" for b in reversed(boards)
                              if b.spec["track"] and b.spec["model"] is None}}
     if not boards:
         raise ValueError(f"{pages}: no leaderboards to render")
+    human["paper_links"] = [{"track": t, "href": _href(f"{human['track_pages'][t]}#paper-table")}
+                            for t in sorted(paper) if t in human["track_pages"]]
     summaries = []
     drawn: dict[tuple[str, bytes], str] = {}
     tasks: list[tuple] = []
@@ -390,6 +408,7 @@ def render_site(
         _draw_all(tasks, copies, workers)
         people = list({p["track"]: p for b in boards for p in _people(b, human)}.values())
         index = _TEMPLATES.get_template("index.html").render(title=title, boards=summaries, first=summaries[0],
-                                                             people=people, workflow_report=workflow_report)
+                                                             people=people, workflow_report=workflow_report,
+                                                             paper_links=human["paper_links"])
         (site / "index.html").write_text(index, encoding="utf-8")
     return boards
