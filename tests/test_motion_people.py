@@ -1,0 +1,108 @@
+"""The reference observer ``people``: published human behaviour through the models' readouts and criteria.
+
+If people at any edge of a published range fail a criterion, the criterion (or its
+source) is too strict (Tlapale et al. 2010, RR-7317 sec. 2.4: the ground truth is
+the human behaviour).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from psybench.motion.criteria.barberpole import ocular_following_range
+from psybench.motion.human_behaviour import HUMAN, edges
+from psybench.motion.models.people import people_velocity
+from psybench.registry import get_algorithm
+
+# A small display that still holds every default stimulus (32 x 32 deg), at the default
+# run's duration, frame rate and two directions: people need the full 500 ms.
+SMALL = {
+    "display": {"px_per_deg": 4, "frames_per_s": 100, "width_px": 128, "height_px": 128, "supersample": 1},
+    "tracks": ["motion"],
+    "motion": {"directions_deg": [0, 15], "models": [{"name": "people", "algorithm": "people"}]},
+}
+RANGES = {  # people's keyword -> the HUMAN range it moves within
+    "diamond_transition_ms": "diamond_transition_ms",
+    "bar_transition_min_ms": "bar_transition_ms",
+    "bar_transition_max_ms": "bar_transition_ms",
+    "barberpole_2d_delay_ms": "barberpole_2d_delay_ms",
+    "barberpole_final_ms": "barberpole_final_ms",
+    "barberpole_final_fraction": "barberpole_final_fraction",
+    "grating_decline_fraction": "grating_decline_fraction",
+}
+
+
+def _t(n=61, frame_ms=10.0):
+    return np.arange(n) * frame_ms
+
+
+def _direction(vel):
+    return np.degrees(np.arctan2(vel[:, 1], vel[:, 0]))
+
+
+def test_diamond_starts_at_the_vector_average_and_converges_within_its_transition():
+    stim = {"family": "diamond", "truth": {"direction_deg": 0.0, "speed_deg_s": 10.0},
+            "vector_average_direction_deg": 44.0}
+    t = _t()
+    vel = people_velocity(stim, t, diamond_transition_ms=300.0)
+    latency = HUMAN["pursuit_latency_ms"].value
+    assert np.all(vel[t < latency] == 0.0)  # nothing before the latency
+    d = _direction(vel)
+    assert d[t == latency][0] == pytest.approx(44.0)  # Wallace et al. 2005: initiated at the vector average
+    assert d[t == latency + 300.0][0] == pytest.approx(44.0 * math.exp(-3.0))  # 95 % done at the transition
+    assert np.allclose(np.hypot(*vel[t >= latency].T), 10.0)
+
+
+def test_bars_peak_grows_with_length_and_tiling_reduces_it():
+    def peak(family, **attrs):
+        stim = {"family": family, "truth": {"direction_deg": 0.0, "speed_deg_s": 10.0},
+                "normal_direction_deg": 315.0, **attrs}
+        return float(np.max(np.abs(_direction(people_velocity(stim, _t())))))
+
+    lengths = [peak("bar", length_deg=x) for x in (2, 4, 8, 16, 20)]
+    assert lengths == sorted(lengths)
+    assert lengths[-1] == pytest.approx(HUMAN["bar_peak_error_deg"].value)  # Biber & Ilg 2008, 20 deg bar
+    tiles = [peak("dashed_bar", tile_length_deg=16 / n) for n in (1, 2, 4)]
+    assert tiles == sorted(tiles, reverse=True)
+
+
+@pytest.mark.parametrize("fraction", [0.0, 1.0])
+def test_barberpole_final_direction_is_the_published_bound(fraction):
+    stim = {"family": "barberpole", "truth": {"direction_deg": 0.0, "speed_deg_s": 5.0},
+            "params": {"aspect_ratio": 2.0}, "long_axis_deg": 45.0}
+    d = _direction(people_velocity(stim, _t(), barberpole_final_fraction=fraction))
+    lo, hi = ocular_following_range(2.0, 45.0)  # Masson et al. 2000's two vector sums
+    assert d[-1] == pytest.approx(lo if fraction == 0 else hi, abs=1e-6)
+
+
+def test_people_parameters_are_bounded_by_the_published_ranges():
+    algo = get_algorithm("people")
+    for keyword, name in RANGES.items():
+        assert algo.bounds[keyword] == edges(name)
+        assert edges(name)[0] <= algo.defaults[keyword] <= edges(name)[1]
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory):
+    import psybench
+
+    work = tmp_path_factory.mktemp("people")
+    psybench.score("people", overrides=SMALL, workdir=work, progress=False)
+    return work
+
+
+@pytest.mark.parametrize("edge", ["low", "high"])
+def test_people_pass_every_criterion_at_the_edges_of_each_published_range(rendered, tmp_path, edge):
+    import psybench
+
+    params = {k: edges(name)[0 if edge == "low" else 1] for k, name in RANGES.items()}
+    psybench.score("people", params=params, overrides=SMALL, workdir=tmp_path, progress=False,
+                   stimuli=rendered / "stimuli")
+    table = pd.read_csv(tmp_path / "table1.csv")
+    assert len(table) == 4
+    failed = table.loc[~table["passed"], ["experiment", "error"]]
+    assert failed.empty, f"people at the {edge} edges fail {failed.to_dict('records')}"
