@@ -106,3 +106,13 @@ def test_people_pass_every_criterion_at_the_edges_of_each_published_range(render
     assert len(table) == 4
     failed = table.loc[~table["passed"], ["experiment", "error"]]
     assert failed.empty, f"people at the {edge} edges fail {failed.to_dict('records')}"
+
+
+def test_docs_list_every_human_number_with_its_value_and_source():
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "models.md").read_text(encoding="utf-8")
+    for name, entry in HUMAN.items():
+        line = next((x for x in text.splitlines() if x.startswith(f"| `{name}` |")), None)
+        assert line is not None, f"docs/models.md lacks the human number {name}"
+        assert f"| {entry.value:g} {entry.unit} |" in line and entry.citation in line
