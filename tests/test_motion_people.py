@@ -116,3 +116,24 @@ def test_docs_list_every_human_number_with_its_value_and_source():
         line = next((x for x in text.splitlines() if x.startswith(f"| `{name}` |")), None)
         assert line is not None, f"docs/models.md lacks the human number {name}"
         assert f"| {entry.value:g} {entry.unit} |" in line and entry.citation in line
+
+
+def test_people_row_in_the_workflow_table1(harness, tmp_path):
+    """Through Snakemake: people's row of results/aggregate/motion_table1.csv passes every experiment."""
+    import copy
+
+    cfg = copy.deepcopy(harness.tiny_config(
+        duration_ms=500,  # people's pursuit starts at 100 ms: the tiny config's 200 ms leave no time to converge
+        diamonds={"speed_deg_s": 10, "size_deg": 8, "line_width_deg": 0.5},
+        bars={"speed_deg_s": 10, "width_deg": 0.5, "tilt_deg": 45, "lengths_deg": [2, 4, 8, 16]},
+        dashed_bars={"length_deg": 16, "n_tiles": [1, 2, 4, 8], "gap_fraction": 0.3},
+        barberpole={"aspect_ratios": [1, 2, 3], "short_side_deg": 6, "sf_cpd": 0.5, "speed_deg_s": 5},
+        gratings={"diameters_deg": [1, 2, 4, 8, 16, 28], "sf_cpd": 0.27, "speed_deg_s": 37},
+        models=[{"name": "people", "algorithm": "people"}],
+    ))
+    cfg["display"] = dict(SMALL["display"])
+    work = harness.copy(tmp_path / "wf", cfg)
+    harness.run(work, "--cores", "1", harness.table)
+    table = pd.read_csv(work / harness.table)
+    assert set(table["model"]) == {"people"} and len(table) == 4
+    assert table["passed"].all(), table[["experiment", "passed", "error"]].to_dict("records")
