@@ -137,3 +137,19 @@ def test_people_row_in_the_workflow_table1(harness, tmp_path):
     table = pd.read_csv(work / harness.table)
     assert set(table["model"]) == {"people"} and len(table) == 4
     assert table["passed"].all(), table[["experiment", "passed", "error"]].to_dict("records")
+
+
+def test_people_refuse_bar_transitions_out_of_order_and_unknown_families():
+    from psybench.motion.display import Display
+    from psybench.motion.models.people import people
+
+    display = Display.from_config({"px_per_deg": 4, "frames_per_s": 100, "width_px": 8, "height_px": 8})
+    chunks = [np.zeros((4, 8, 8), np.float32)]
+    stim = {"family": "diamond", "truth": {"direction_deg": 0.0, "speed_deg_s": 10.0},
+            "vector_average_direction_deg": 44.0}
+    with pytest.raises(ValueError, match="bar_transition_min_ms"):
+        next(people(chunks, display=display, stimulus=stim, bar_transition_min_ms=300.0, bar_transition_max_ms=100.0))
+    with pytest.raises(ValueError, match="plaid"):
+        people_velocity({"family": "plaid", "truth": {"direction_deg": 0.0, "speed_deg_s": 1.0}}, _t())
+    (block,) = people(chunks, display=display, stimulus=stim)
+    assert block["flow"].shape == (4, 8, 8, 2) and not block["flow"].any()  # all before the 100 ms latency

@@ -213,6 +213,9 @@ def people(
     """
     if stimulus is None:
         raise ValueError("people: the response stage must pass the stimulus attributes (stimulus=...)")
+    if bar_transition_min_ms > bar_transition_max_ms:
+        raise ValueError(f"people: bar_transition_min_ms ({bar_transition_min_ms}) exceeds bar_transition_max_ms "
+                         f"({bar_transition_max_ms}); longer bars take longer (Born et al. 2006)")
     values = {"diamond_transition_ms": diamond_transition_ms, "bar_transition_min_ms": bar_transition_min_ms,
               "bar_transition_max_ms": bar_transition_max_ms, "barberpole_2d_delay_ms": barberpole_2d_delay_ms,
               "barberpole_final_ms": barberpole_final_ms, "barberpole_final_fraction": barberpole_final_fraction,
