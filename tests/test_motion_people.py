@@ -44,17 +44,31 @@ def _direction(vel):
     return np.degrees(np.arctan2(vel[:, 1], vel[:, 0]))
 
 
-def test_diamond_starts_at_the_vector_average_and_converges_within_its_transition():
-    stim = {"family": "diamond", "truth": {"direction_deg": 0.0, "speed_deg_s": 10.0},
-            "vector_average_direction_deg": 44.0}
+def _diamond(contrast=1.0, speed=10.0):
+    return {"family": "diamond", "truth": {"direction_deg": 0.0, "speed_deg_s": speed},
+            "params": {"contrast": contrast}, "vector_average_direction_deg": 44.0}
+
+
+def test_diamond_starts_biased_toward_the_vector_average_and_converges_within_its_transition():
     t = _t()
-    vel = people_velocity(stim, t, diamond_transition_ms=300.0)
+    vel = people_velocity(_diamond(), t, diamond_transition_ms=300.0)
     latency = HUMAN["pursuit_latency_ms"].value
     assert np.all(vel[t < latency] == 0.0)  # nothing before the latency
     d = _direction(vel)
-    assert d[t == latency][0] == pytest.approx(44.0)  # Wallace et al. 2005: initiated at the vector average
-    assert d[t == latency + 300.0][0] == pytest.approx(44.0 * math.exp(-3.0))  # 95 % done at the transition
+    bias = 44.0 * HUMAN["diamond_reference_bias_fraction"].value  # at contrast 1 and 10 deg/s
+    assert d[t == latency][0] == pytest.approx(bias)
+    assert d[t == latency + 300.0][0] == pytest.approx(bias * math.exp(-3.0))  # 95 % done at the transition
     assert np.allclose(np.hypot(*vel[t >= latency].T), 10.0)
+
+
+@pytest.mark.parametrize(("low", "high"), [((1.0, 10.0), (0.1, 10.0)), ((1.0, 5.0), (1.0, 20.0))])
+def test_diamond_error_is_larger_and_slower_at_low_contrast_and_high_speed(low, high):
+    """Wallace, Stone & Masson 2005 (the generalisation table's dependence rows): an ordering."""
+    t = _t()
+    a, b = (_direction(people_velocity(_diamond(*x), t)) for x in (low, high))
+    on = t >= HUMAN["pursuit_latency_ms"].value
+    assert 44.0 > b[on][0] > a[on][0] > 10.0
+    assert b[on][5] / b[on][0] > a[on][5] / a[on][0]  # decays more slowly
 
 
 def test_bars_peak_grows_with_length_and_tiling_reduces_it():
@@ -118,9 +132,11 @@ def test_docs_list_every_human_number_with_its_value_and_source():
         assert f"| {entry.value:g} {entry.unit} |" in line and entry.citation in line
 
 
-def test_people_row_in_the_workflow_table1(harness, tmp_path):
-    """Through Snakemake: people's row of results/aggregate/motion_table1.csv passes every experiment."""
+def test_people_row_in_the_workflow_table1_and_generalisation(harness, tmp_path):
+    """Through Snakemake: people's rows of Table 1 and of the generalisation table all pass."""
     import copy
+
+    from psybench.motion import EXPERIMENTS
 
     cfg = copy.deepcopy(harness.tiny_config(
         duration_ms=500,  # people's pursuit starts at 100 ms: the tiny config's 200 ms leave no time to converge
@@ -130,13 +146,25 @@ def test_people_row_in_the_workflow_table1(harness, tmp_path):
         barberpole={"aspect_ratios": [1, 2, 3], "short_side_deg": 6, "sf_cpd": 0.5, "speed_deg_s": 5},
         gratings={"diameters_deg": [1, 2, 4, 8, 16, 28], "sf_cpd": 0.27, "speed_deg_s": 37},
         models=[{"name": "people", "algorithm": "people"}],
+        # every experiment at the held-out levels (speed: the families with a speed parameter)
+        generalisation={"directions_deg": [0],
+                        "contrast": {"levels": [0.1], "experiments": list(EXPERIMENTS)},
+                        "speed_deg_s": {"levels": [5, 20], "experiments": ["diamonds", "dashed_bars"]},
+                        "frames_per_s": {"levels": [50, 200], "experiments": list(EXPERIMENTS)}},
     ))
     cfg["display"] = dict(SMALL["display"])
     work = harness.copy(tmp_path / "wf", cfg)
-    harness.run(work, "--cores", "1", harness.table)
+    generalisation = "results/aggregate/motion_generalisation.csv"
+    harness.run(work, "--cores", "1", harness.table, generalisation)
     table = pd.read_csv(work / harness.table)
     assert set(table["model"]) == {"people"} and len(table) == 4
     assert table["passed"].all(), table[["experiment", "passed", "error"]].to_dict("records")
+    held = pd.read_csv(work / generalisation)
+    # 4 experiments x 2 contrasts, 2 x 3 speeds, 4 x 3 frame rates, and the two dependence rows
+    # (Wallace, Stone & Masson 2005: larger and slower at low contrast and high speed)
+    assert len(held) == 8 + 6 + 12 + 2 and {"diamonds_contrast_dependence", "diamonds_speed_dependence"} <= set(
+        held["experiment"])
+    assert held["passed"].all(), held.loc[~held["passed"], ["experiment", "nuisance", "level"]].to_dict("records")
 
 
 def test_people_refuse_bar_transitions_out_of_order_and_unknown_families():
@@ -145,8 +173,7 @@ def test_people_refuse_bar_transitions_out_of_order_and_unknown_families():
 
     display = Display.from_config({"px_per_deg": 4, "frames_per_s": 100, "width_px": 8, "height_px": 8})
     chunks = [np.zeros((4, 8, 8), np.float32)]
-    stim = {"family": "diamond", "truth": {"direction_deg": 0.0, "speed_deg_s": 10.0},
-            "vector_average_direction_deg": 44.0}
+    stim = _diamond()
     with pytest.raises(ValueError, match="bar_transition_min_ms"):
         next(people(chunks, display=display, stimulus=stim, bar_transition_min_ms=300.0, bar_transition_max_ms=100.0))
     with pytest.raises(ValueError, match="plaid"):

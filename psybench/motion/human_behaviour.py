@@ -68,7 +68,19 @@ HUMAN: Mapping[str, HumanNumber] = {
         1.0, 1.0, 1.0, "fraction of the vector-average angle", "value",
         "Wallace, Stone & Masson 2005 (abstract); Masson & Stone 2002 (RR-7317 sec. 3.2)",
         "pursuit of the translating diamonds is initiated in the vector-average direction of the edge "
-        "motions (44 deg off the true direction for RR-7317's diamonds)"),
+        "motions (44 deg off the true direction for RR-7317's diamonds): people's limit at low contrast "
+        "and high speed"),
+    "diamond_dependence_exponent": HumanNumber(
+        0.1, 0.1, 0.1, "exponent", "reading",
+        "Wallace, Stone & Masson 2005, J. Neurophysiol. 93:2279 (abstract): ordering only",
+        "the diamonds' direction error is larger and decays more slowly at low contrast and at high speed; "
+        "no magnitude at hand: people's factor m = contrast^-e (speed / 10 deg/s)^e scales the transition "
+        "(D m) and the bias (1 - (1 - f) / m, f the reference fraction below), e psybench's reading"),
+    "diamond_reference_bias_fraction": HumanNumber(
+        0.75, 0.75, 0.75, "fraction of the vector-average angle", "reading",
+        "Wallace, Stone & Masson 2005 (abstract); Masson & Stone 2002 (RR-7317 sec. 3.2)",
+        "initial bias at contrast 1 and 10 deg/s; 'initiated in the vector-average direction' (the entry "
+        "above) is the limit it approaches at low contrast and high speed (psybench's reading)"),
     "diamond_transition_ms": HumanNumber(
         180.0, 60.0, 300.0, "ms", "range",
         "Pack & Born 2001 (MT: ~60 ms, the fastest 1D-to-2D shift reported); Wallace, Stone & Masson "

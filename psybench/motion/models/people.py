@@ -12,10 +12,12 @@ ranges, so that no configuration moves people outside what was measured.
 
 Departures (psybench's): the eye velocity that the sources measure is used as the
 drive of the readout (so the readout's time constant smooths it once more, as it
-does every model's); the speed is a step at the latency; the orderings with
-contrast and speed (Wallace, Stone & Masson 2005: larger and slower errors at low
-contrast and high speed) are not modelled, since no magnitude is at hand: the edge
-runs cover each range at every level instead.
+does every model's); the speed is a step at the latency; contrast and speed change
+nothing but the diamonds (Wallace, Stone & Masson 2005: larger and slower errors at
+low contrast and high speed), since no magnitude is at hand for the others: the edge
+runs cover each range at every level instead, except the diamonds', whose ordering
+(the generalisation table's dependence rows) people follow with an exponent of
+psybench's reading (``diamond_dependence_exponent``).
 """
 
 from __future__ import annotations
@@ -117,9 +119,13 @@ def people_velocity(
     scale = np.ones_like(t)
     if family == "diamond":
         start = v["pursuit_latency_ms"]
-        bias = v["diamond_initial_bias_fraction"] * float(wrap_deg(_attr(stimulus, "vector_average_direction_deg")
-                                                                    - true_dir))
-        direction = true_dir + bias * _decay(t, start, v["diamond_transition_ms"])
+        # Wallace, Stone & Masson 2005: larger and slower at low contrast and high speed (ordering only)
+        e = v["diamond_dependence_exponent"]
+        m = _attr(stimulus, "contrast") ** -e * (speed / 10.0) ** e
+        fraction = v["diamond_initial_bias_fraction"] - (v["diamond_initial_bias_fraction"]
+                                                         - v["diamond_reference_bias_fraction"]) / m
+        bias = fraction * float(wrap_deg(_attr(stimulus, "vector_average_direction_deg") - true_dir))
+        direction = true_dir + bias * _decay(t, start, v["diamond_transition_ms"] * m)
     elif family in ("bar", "dashed_bar"):
         start = v["pursuit_latency_ms"]
         length = _attr(stimulus, "tile_length_deg" if family == "dashed_bar" else "length_deg")
