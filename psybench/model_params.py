@@ -40,10 +40,11 @@ DATA_ARGUMENTS = {
 }
 #: Keywords the job passes to a factory's builder, never parameters (psybench.deep).
 BUILDER_KEYWORDS = ("weights", "device")
-#: Keywords a runner passes itself, never parameters: a stream model's ``display``, and the
-#: ``history`` frames a saliency model that declares ``history_frames`` receives
+#: Keywords a runner passes itself, never parameters: a stream model's ``display`` (and
+#: ``stimulus``, the stimulus attributes, to a motion model that declares it: the reference
+#: observer ``people``), and the ``history`` frames a saliency model that declares ``history_frames`` receives
 #: (:mod:`psybench.attention.responses`).
-RUNNER_KEYWORDS = ("display", "history")
+RUNNER_KEYWORDS = ("display", "stimulus", "history")
 _EXAMPLES = {
     "pair": "estimate(frame0, frame1, radius=3)",
     "stream": "estimate(chunks, *, display, gain=1.0)",

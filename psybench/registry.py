@@ -104,6 +104,7 @@ _BUILTIN_MODULES = {
         "psybench.motion.models.motion_energy",
         "psybench.motion.models.v1mt",
         "psybench.motion.models.raft",  # RAFT (torch imported only when a job builds it)
+        "psybench.motion.models.people",  # the reference observer (published human behaviour)
     ),
     # attention: saliency feature families, CNN features and map-output models
     "attention": ("psybench.attention.families", "psybench.attention.itti", "psybench.attention.deep_models",

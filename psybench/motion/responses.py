@@ -82,7 +82,7 @@ FLOW_COMPRESSORS = (
 
 def motion_response_blocks(
     spec: ModelSpec, frames: Any, display: Display, *, block_frames: int = 16, threads: int = 1,
-    population: bool = True,
+    population: bool = True, stimulus: Mapping[str, Any] | None = None,
 ) -> Iterator[dict[str, np.ndarray]]:
     """Yield response blocks ``{"flow": (t, H, W, 2) [, "p": (t, H, W, V)]}`` aligned with ``frames``.
 
@@ -108,6 +108,8 @@ def motion_response_blocks(
     switches = {}
     if not population and "return_p" in inspect.signature(spec.algorithm.function).parameters:
         switches["return_p"] = False
+    if spec.kind == "stream" and "stimulus" in inspect.signature(spec.algorithm.function).parameters:
+        switches["stimulus"] = dict(stimulus or {})
 
     def load(a: int, b: int) -> np.ndarray:
         block = frames[a:b]
@@ -286,7 +288,7 @@ def run_motion_model(
         with torch_session(threads=threads, device=device):
             attrs["environment"] = environment_attrs(device)
     blocks = motion_response_blocks(spec, frames, display, block_frames=block_frames, threads=threads,
-                                    population=write_population)
+                                    population=write_population, stimulus=attrs["stimulus"])
     if show_progress:  # a batch reports per stimulus instead (run_motion_model_batch)
         blocks = progress(blocks, f"motion responses of {spec.name} ({block_frames}-frame blocks)",
                           total=-(-n_t // block_frames))

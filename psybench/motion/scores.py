@@ -42,8 +42,12 @@ __all__ = [
 SCORE_COLUMNS = ["experiment", "model", "passed", "error", "details"]
 FIT_COLUMNS = [
     "experiment", "model", "curve", "family", "t_onset_ms",
-    "A", "tau_ms", "B", "se_A", "se_tau", "se_B", "r2", "rmse", "n", "converged", "aic", "bic",
-    "gaussian_score", "n_lit_params", "selected", "delta_bic",
+    # NaN with fit_reason when the fit sits at a bound or leaves a parameter unidentified
+    # (psybench.motion.fits.status); ar1_at_cap: the SEs hold only at the autocorrelation cap
+    "A", "tau_ms", "B", "se_A", "se_tau", "se_B", "fit_reason", "ar1_phi", "ar1_at_cap",
+    "r2", "rmse", "n", "converged", "aic", "bic",
+    # gaussian_score (RR-7317 eq. 1) is NaN with gaussian_score_reason "no published SD" when none exists
+    "gaussian_score", "n_lit_params", "gaussian_score_reason", "selected", "delta_bic",
     "double_A1", "double_tau1_ms", "double_A2", "double_tau2_ms", "double_B", "double_r2", "double_converged",
     "si_A", "si_B", "si_t0", "si_tau", "si_r2", "direction_deg",
     *VERDICT_FIT_COLUMNS,  # the fit the verdict uses (one or two exponentials by BIC)

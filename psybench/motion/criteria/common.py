@@ -18,6 +18,7 @@ import numpy as np
 
 from psybench.motion.display import wrap_deg
 from psybench.motion.fits import fit_exponential_scale_invariant, select_exponential, verdict_fit
+from psybench.motion.fits.status import NO_PUBLISHED_SD, reported_fit
 from psybench.motion.literature import gaussian_score, literature_params
 from psybench.motion.readouts import nanmean_quiet
 
@@ -160,9 +161,11 @@ def _fit_curve(
     gs = gaussian_score(s.params(), literature_params(literature, experiment, family))
     row = {
         "experiment": experiment, "model": model, "curve": curve, "family": family, "t_onset_ms": t_on,
-        "A": s.A, "tau_ms": s.tau_ms, "B": s.B, "se_A": s.se_A, "se_tau": s.se_tau, "se_B": s.se_B,
+        # NaN and a reason when the fit sits at a bound or leaves a parameter unidentified
+        **reported_fit(s, tt, y),
         "r2": s.r2, "rmse": s.rmse, "n": s.n, "converged": s.converged, "aic": s.aic, "bic": s.bic,
-        "gaussian_score": gs.score, "n_lit_params": gs.n, "selected": sel.selected, "delta_bic": sel.delta_bic,
+        "gaussian_score": gs.score, "n_lit_params": gs.n,
+        "gaussian_score_reason": "" if gs.n else NO_PUBLISHED_SD, "selected": sel.selected, "delta_bic": sel.delta_bic,
         "double_A1": d.A1, "double_tau1_ms": d.tau1_ms, "double_A2": d.A2, "double_tau2_ms": d.tau2_ms,
         "double_B": d.B, "double_r2": d.r2, "double_converged": d.converged,
         "si_A": si.A, "si_B": si.B, "si_t0": si.t0, "si_tau": si.tau, "si_r2": si.r2,

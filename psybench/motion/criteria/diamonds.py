@@ -100,5 +100,6 @@ def score_diamonds(
         "pairs": used, "n_directions": len(used), "t_onset_ms": t_on, "late_abs_error_deg": late,
         "initial_bias_shortfall_deg": shortfall, **dec, "thresholds": c,
         "gaussian_score": fit_row["gaussian_score"], "n_lit_params": fit_row["n_lit_params"],
+        "gaussian_score_reason": fit_row["gaussian_score_reason"],
     }
     return _row("diamonds", model, passed, error, details), [fit_row]

@@ -8,6 +8,8 @@ Submodules (imported on demand, never here, so that importing
     (registered as ``kind="pair"`` algorithms of the ``motion`` track).
 ``psybench.motion.models.motion_energy``, ``psybench.motion.models.v1mt``
     The bio-inspired models (``kind="stream"``).
+``psybench.motion.models.people``
+    The reference observer ``people``: published human behaviour for each stimulus.
 
 The two kinds' data and outputs, which each model's docstring refers to:
 
@@ -32,12 +34,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["BIO_INSPIRED_KIND", "bio_inspired_models"]
+__all__ = ["BIO_INSPIRED_KIND", "REFERENCE_OBSERVERS", "bio_inspired_models"]
 
 #: Registry kind of the bio-inspired motion models (the streamed population models, Simoncelli &
 #: Heeger 1998 and Tlapale, Masson & Kornprobst 2010); a built-in algorithm of this kind is
 #: bio-inspired, a user callable of it is not assumed to be.
 BIO_INSPIRED_KIND = "stream"
+#: Built-in stream algorithms that are no model of the visual system but published human behaviour
+#: (:mod:`psybench.motion.models.people`): never counted as bio-inspired.
+REFERENCE_OBSERVERS = ("people",)
 
 
 def bio_inspired_models(specs: Mapping[str, Any]) -> dict[str, str]:
@@ -51,4 +56,5 @@ def bio_inspired_models(specs: Mapping[str, Any]) -> dict[str, str]:
         The resolved motion models (:func:`psybench.config.track_models`), in config order.
     """
     return {name: s.algorithm.name for name, s in specs.items()
-            if s.kind == BIO_INSPIRED_KIND and s.algorithm.source == "builtin"}
+            if s.kind == BIO_INSPIRED_KIND and s.algorithm.source == "builtin"
+            and s.algorithm.name not in REFERENCE_OBSERVERS}
