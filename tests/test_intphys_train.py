@@ -123,3 +123,9 @@ def test_scoring_uses_the_largest_clip_error(train_split, tmp_path):
     with torch.no_grad():
         errs = [float(((net(x[t : t + 1]) - x[t + 5]) ** 2).mean()) for t in range(12 - 5)]
     np.testing.assert_allclose(p.iloc[0], np.exp(-max(errs) / 0.05), rtol=1e-5)
+
+
+def test_mixed_precision_only_on_a_gpu_and_recorded(train_split, tmp_path):
+    ckpt = read_checkpoint(_train(train_split, tmp_path / "m.pt", epochs=1, amp=True))
+    assert ckpt["config"]["amp"] is True and ckpt["amp"] is False and ckpt["device"] == "cpu"
+    assert ckpt["determinism"]["deterministic_algorithms"] is True

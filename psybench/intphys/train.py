@@ -18,6 +18,7 @@ Checkpoint files: :mod:`psybench.intphys.checkpoint`.
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 from collections.abc import Mapping, Sequence
@@ -27,13 +28,14 @@ from typing import Any
 import numpy as np
 
 from psybench.intphys.checkpoint import read_checkpoint, write_checkpoint
+from psybench.intphys.models.future import cnn_future_surprise, network_of
 
 __all__ = ["TRAIN_DEFAULTS", "data_digest", "train_future_stores"]
 
-#: The training parameters of a ``cnn_future`` model and their defaults (its registered signature's).
-TRAIN_DEFAULTS = {"horizon": 5, "n_input": 1, "channel": "masks", "size": 64, "width": 64, "latent": 512,
-                  "epochs": 1, "batch_size": 32, "lr": 1e-4, "beta1": 0.5, "seed": 0, "window": 4,
-                  "checkpoint_every": 50, "device": "cpu", "amp": False}
+#: The training parameters of a ``cnn_future`` model and their defaults: its registered signature's
+#: keywords, less those of the scoring alone.
+TRAIN_DEFAULTS = {name: p.default for name, p in inspect.signature(cnn_future_surprise).parameters.items()
+                  if p.kind is p.KEYWORD_ONLY and name not in ("weights", "scale", "threads")}
 
 
 def data_digest(stores: Sequence[tuple[str | os.PathLike, str | os.PathLike]], channel: str) -> str:
@@ -81,7 +83,6 @@ def train_future_stores(stores: Sequence[str | os.PathLike], tables: Sequence[st
     """
     from psybench.deep import environment_attrs, require_torch, resolve_device
     from psybench.intphys.clips import ClipLoader
-    from psybench.intphys.models.future import network_of
 
     if len(stores) != len(tables):
         raise ValueError(f"train_future_stores: {len(stores)} stores but {len(tables)} tables")

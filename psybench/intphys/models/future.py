@@ -7,7 +7,7 @@ plausibility from its prediction error. ``cnn_future`` is the ResNet one: an
 encoder-decoder that predicts the scene's object masks (or, ``channel: scene``,
 the frames) ``horizon`` frames ahead of its input frames; trained by
 :func:`psybench.intphys.train.train_future_stores` (rule ``intphys_train_model``,
-one checkpoint per model), scored here. The GAN is left out (see docs/intphys.md).
+one checkpoint per model), scored here. The GAN is left out (docs/real_tasks.md says why).
 
 Choices the paper states: a ResNet-style encoder and a decoder back to the image
 ("Baseline results"); masks as the predicted signal; spans 5 (this model's default)
