@@ -51,7 +51,8 @@ def _children(pid: int) -> list[int]:
 
 
 def _training_process(pid: int) -> int | None:
-    for k in _children(pid):
+    """The deepest descendant running the training script (the Python process, not a shell above it)."""
+    for k in reversed(_children(pid)):
         try:
             cmd = (Path("/proc") / str(k) / "cmdline").read_bytes()
         except OSError:

@@ -2,13 +2,16 @@
 
 Checkpoint file: ``PSYBENCH-CHECKPOINT-1\\n``, the xxh3_128 hex digest of the
 payload, ``\\n``, then the payload (``torch.save`` of a dict of tensors and plain
-values, read back with ``weights_only=True``). A truncated or altered file fails
+values, read back with ``weights_only=True``): the entries of :data:`TENSOR_KEYS` as torch
+objects, every other entry in one JSON text (sorted keys), so equal payloads give equal bytes
+whichever process writes them. A truncated or altered file fails
 its digest and is refused with a :class:`~psybench.registry.ModelError` naming it.
 """
 
 from __future__ import annotations
 
 import io
+import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -19,6 +22,8 @@ from psybench.registry import ModelError
 __all__ = ["read_checkpoint", "write_checkpoint"]
 
 _MAGIC = b"PSYBENCH-CHECKPOINT-1\n"
+#: Payload entries saved as torch objects (tensors inside); every other entry is JSON.
+TENSOR_KEYS = ("state_dict", "optimizer", "scaler")
 
 
 def write_checkpoint(path: str | os.PathLike, payload: Mapping[str, Any]) -> Path:
@@ -26,8 +31,13 @@ def write_checkpoint(path: str | os.PathLike, payload: Mapping[str, Any]) -> Pat
     import torch
     import xxhash
 
+    # torch.save pickles: an equal string reached through two objects (a config value and torch's own
+    # 'cpu') is written once and referenced, or twice, depending on object identity in the writing
+    # process. The plain values go in as one canonical JSON text, so equal payloads are equal bytes.
+    tensors = {k: v for k, v in payload.items() if k in TENSOR_KEYS}
+    plain = {k: v for k, v in payload.items() if k not in TENSOR_KEYS}
     buf = io.BytesIO()
-    torch.save(dict(payload), buf)
+    torch.save({"json": json.dumps(plain, sort_keys=True), **tensors}, buf)
     data = buf.getvalue()
     path = Path(path)
     tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
@@ -57,6 +67,8 @@ def read_checkpoint(path: str | os.PathLike) -> dict[str, Any]:
         raise ModelError(f"checkpoint {os.fspath(path)!r} is damaged (its content digest does not match: "
                          "truncated or altered); delete it and rerun")
     try:
-        return torch.load(io.BytesIO(rest), map_location="cpu", weights_only=True)
+        out = torch.load(io.BytesIO(rest), map_location="cpu", weights_only=True)
+        plain = json.loads(out.pop("json"))
     except Exception as exc:
         raise ModelError(f"checkpoint {os.fspath(path)!r} cannot be loaded: {exc}") from None
+    return {**plain, **out}
