@@ -129,3 +129,18 @@ def test_mixed_precision_only_on_a_gpu_and_recorded(train_split, tmp_path):
     ckpt = read_checkpoint(_train(train_split, tmp_path / "m.pt", epochs=1, amp=True))
     assert ckpt["config"]["amp"] is True and ckpt["amp"] is False and ckpt["device"] == "cpu"
     assert ckpt["determinism"]["deterministic_algorithms"] is True
+
+
+def test_psybench_score_trains_then_scores_cnn_future(tmp_path):
+    """psybench.score runs the rules' chain: the train split trains the checkpoint the dev scores read."""
+    import psybench
+
+    overrides = {"tracks": ["intphys"], "intphys": {
+        "generator": {"seed": 0, "blocks": ["O1"], "per_condition": 1, "n_train": 3, "height": 16, "width": 16,
+                      "n_frames": 8}, "shard_size": 40, "n_boot": 10}}
+    rows = psybench.score("cnn_future", "intphys", params={"size": 16, "width": 4, "latent": 8, "batch_size": 4},
+                          overrides=overrides, workdir=tmp_path, progress=False)
+    ckpt = read_checkpoint(tmp_path / "train" / "cnn_future.pt")
+    assert ckpt["n_clips"] == 3 * (8 - 5) and ckpt["config"]["size"] == 16
+    overall = rows[(rows["experiment"] == "all/all/all/all")].set_index("metric")["value"]
+    assert 0.0 <= overall["L_R"] <= 1.0 and 0.0 <= overall["L_A"] <= 1.0
