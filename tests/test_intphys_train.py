@@ -129,6 +129,7 @@ def test_mixed_precision_only_on_a_gpu_and_recorded(train_split, tmp_path):
     ckpt = read_checkpoint(_train(train_split, tmp_path / "m.pt", epochs=1, amp=True))
     assert ckpt["config"]["amp"] is True and ckpt["amp"] is False and ckpt["device"] == "cpu"
     assert ckpt["determinism"]["deterministic_algorithms"] is True
+    assert not torch.are_deterministic_algorithms_enabled()  # the process's settings are restored after
 
 
 def test_psybench_score_trains_then_scores_cnn_future(tmp_path):

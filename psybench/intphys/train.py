@@ -18,6 +18,7 @@ Checkpoint files: :mod:`psybench.intphys.checkpoint`.
 
 from __future__ import annotations
 
+import glob
 import inspect
 import json
 import os
@@ -81,17 +82,31 @@ def train_future_stores(stores: Sequence[str | os.PathLike], tables: Sequence[st
     threads : int
         Torch threads (1 for byte-reproducible CPU weights).
     """
-    from psybench.deep import environment_attrs, require_torch, resolve_device
-    from psybench.intphys.clips import ClipLoader
+    from psybench.deep import require_torch, resolve_device
 
     if len(stores) != len(tables):
         raise ValueError(f"train_future_stores: {len(stores)} stores but {len(tables)} tables")
     torch = require_torch(model)
     cfg = _config(params or {})
-    pairs = list(zip(stores, tables))
     device = resolve_device(cfg["device"], model=model)
     amp = bool(cfg["amp"]) and device.type == "cuda"  # mixed precision only when asked, and on a GPU
     os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")  # deterministic cuBLAS
+    saved = (torch.are_deterministic_algorithms_enabled(), torch.get_num_threads(), torch.backends.cudnn.benchmark)
+    try:  # the process's torch settings are restored after (psybench.score runs other models next)
+        return _train(torch, stores, tables, out_path, cfg, device, amp, code_hash=code_hash, threads=threads,
+                      model=model)
+    finally:
+        torch.use_deterministic_algorithms(saved[0])
+        torch.set_num_threads(saved[1])
+        torch.backends.cudnn.benchmark = saved[2]
+
+
+def _train(torch: Any, stores, tables, out_path, cfg: dict[str, Any], device: Any, amp: bool, *, code_hash: str,
+           threads: int, model: str) -> Path:
+    from psybench.deep import environment_attrs
+    from psybench.intphys.clips import ClipLoader
+
+    pairs = list(zip(stores, tables))
     torch.use_deterministic_algorithms(True)
     torch.set_num_threads(int(threads))
     torch.backends.cudnn.benchmark = False
@@ -102,6 +117,8 @@ def train_future_stores(stores: Sequence[str | os.PathLike], tables: Sequence[st
     out = Path(out_path)
     out.parent.mkdir(parents=True, exist_ok=True)
     resume = out.with_name(out.name + ".resume")
+    for stale in out.parent.glob(f"{glob.escape(resume.name)}.tmp-*"):  # left by a process killed mid-write
+        stale.unlink(missing_ok=True)
     torch.manual_seed(cfg["seed"])
     net = network_of(cfg).to(device)
     opt = torch.optim.Adam(net.parameters(), lr=cfg["lr"], betas=(cfg["beta1"], 0.999))
