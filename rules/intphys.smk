@@ -103,6 +103,38 @@ rule intphys_train:
         "../scripts/intphys_train.py"
 
 
+if INTPHYS_CHECKPOINT_MODELS:
+
+    # One checkpoint per trained model (cnn_future, Riochet et al. 2018 "Baseline results"),
+    # from the possible-only train split. A killed job leaves its last resume checkpoint
+    # (results/intphys/train/{model}.pt.resume, not an output): the rerun starts from it.
+    rule intphys_train_model:
+        input:
+            stores=get_intphys_train_stores,
+            tables=get_intphys_train_tables,
+        output:
+            checkpoint="results/intphys/train/{model}.pt",
+        log:
+            "logs/intphys/train/{model}.log",
+        benchmark:
+            "logs/benchmarks/intphys_train_model/{model}.tsv"
+        wildcard_constraints:
+            model="|".join(INTPHYS_CHECKPOINT_MODELS),
+        conda:
+            "../envs/psybench.yaml"
+        # the model entry's resources (threads, mem_mb, runtime, gpu) are its training job's own
+        threads: get_intphys_model_threads
+        resources:
+            mem_mb=get_intphys_model_resource("mem_mb", 2000),
+            runtime=get_intphys_model_resource("runtime", 60),
+            gpu=get_intphys_model_resource("gpu", 0),
+        params:
+            train=get_intphys_train_params,
+            code_hash=get_code_hash("intphys_train_model.py"),
+        script:
+            "../scripts/intphys_train_model.py"
+
+
 if INTPHYS_RESPONSES:
 
     rule intphys_responses:

@@ -4,7 +4,8 @@
 import functools
 
 from psybench.config import ConfigError
-from psybench.intphys.responses import TRAINED_ALGORITHMS
+from psybench.intphys.responses import CHECKPOINT_ALGORITHMS, TRAINED_ALGORITHMS
+from psybench.intphys.train import TRAIN_DEFAULTS
 from psybench.intphys.shards import count_movies, shard_ids
 from psybench.io.inputs import listing_change, listing_path, quarantine_changed_tree, tree_digest
 from psybench.io.rebuild import record_moved
@@ -51,6 +52,14 @@ if set(INTPHYS_MODELS) & set(INTPHYS_EXTERNAL):
         f"config key intphys.external_answers: names {sorted(set(INTPHYS_MODELS) & set(INTPHYS_EXTERNAL))} "
         "clash with intphys.models"
     )
+
+
+# models trained one checkpoint each (rule intphys_train_model)
+INTPHYS_CHECKPOINT_MODELS = [
+    name
+    for name, spec in INTPHYS_MODELS.items()
+    if spec.algorithm.source == "builtin" and spec.algorithm.name in CHECKPOINT_ALGORITHMS
+]
 
 
 def intphys_model_names():
@@ -126,6 +135,11 @@ def get_intphys_model_resource(key, default):
     return resource
 
 
+def get_intphys_train_params(wildcards):
+    """The model entry's params: its training configuration (psybench.intphys.train.TRAIN_DEFAULTS)."""
+    return {k: v for k, v in INTPHYS_MODELS[wildcards.model].params.items() if k in TRAIN_DEFAULTS}
+
+
 def get_intphys_model_code(wildcards):
     model_module = INTPHYS_MODELS[wildcards.model].algorithm.function.__module__
     return get_code_hash("intphys_responses.py", modules=(model_module,))
@@ -141,6 +155,8 @@ def get_intphys_responses_input(wildcards):
     spec = INTPHYS_MODELS[wildcards.model]
     if spec.algorithm.source == "builtin" and spec.algorithm.name in TRAINED_ALGORITHMS:
         inputs["weights"] = "results/intphys/train/nextframe.npz"
+    if wildcards.model in INTPHYS_CHECKPOINT_MODELS:
+        inputs["weights"] = f"results/intphys/train/{wildcards.model}.pt"
     if spec.train:  # a stream model fitted on the train split (possible movies only) first
         inputs["train_stores"] = get_intphys_train_stores(wildcards)
         inputs["train_tables"] = get_intphys_train_tables(wildcards)

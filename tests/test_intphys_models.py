@@ -142,7 +142,7 @@ def test_models_are_registered_and_configured_like_every_track(dev_root, tmp_pat
     from psybench.registry import list_models
 
     assert {r["name"] for r in list_models("intphys")} == {"constant", "random", "flow", "nextframe", "tracking",
-                                                          "representation_surprise"}
+                                                          "cnn_future", "representation_surprise"}
     # one algorithm, two parameter sets (intra-technique evaluation)
     cfg = {"intphys": {"models": [{"name": "low", "algorithm": "constant", "params": {"value": 0.25}},
                                   {"name": "high", "algorithm": "constant", "params": {"value": 0.75}}]}}

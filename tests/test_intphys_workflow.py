@@ -84,8 +84,9 @@ def test_dry_run_plans_shards_of_a_real_tree(harness, tmp_path):
     # train: 230 movies -> 5 shards; dev: 216 -> 5 shards
     counts = {m.group(1): int(m.group(2)) for m in re.finditer(r"^(intphys_\w+)\s+(\d+)$", out, re.M)}
     assert counts["intphys_ingest"] == 10
-    assert counts["intphys_responses"] == 5  # one job per model for its 5 dev shards
-    assert counts["intphys_train"] == 1 and counts["intphys_scores"] == 5 and "intphys_generate" not in counts
+    assert counts["intphys_responses"] == 6  # one job per model (the default config's 6) for its 5 dev shards
+    assert counts["intphys_train"] == 1 and counts["intphys_scores"] == 6 and "intphys_generate" not in counts
+    assert counts["intphys_train_model"] == 1  # cnn_future's checkpoint
 
 
 # A user model outside psybench that tries every way to the labels: attributes of the

@@ -2,7 +2,7 @@
 
 ``scripts/intphys_<stage>.py`` call these names, one per rule of ``rules/intphys.smk``,
 and :func:`score` calls the same functions in the rules' order for one model in one
-process (Riochet et al. 2018, sec. 3): (generate ->) ingest -> metadata -> (train ->)
+process (Riochet et al. 2018, sec. 3): (generate ->) ingest -> metadata -> (train, train_model ->)
 responses -> scores -> score rows. Each name is loaded on first use
 (:mod:`psybench._lazy`), so a job imports, and its rule's code hash covers
 (:func:`psybench.provenance.rule_code_hash`), its own stage only.
@@ -27,6 +27,7 @@ STAGES = {
     "ingest": "psybench.intphys.ingest.shard:ingest_shard",
     "metadata": "psybench.intphys.ingest.shard:merge_metadata",
     "train": "psybench.intphys.models.nextframe:train_nextframe_stores",
+    "train_model": "psybench.intphys.train:train_future_stores",
     "responses": "psybench.intphys.responses:predict_shards",
     "scores": "psybench.intphys.scores:score_model",
     "score_rows": "psybench.intphys.score_rows:score_rows",
@@ -48,11 +49,13 @@ def score(entry: Mapping[str, Any], spec: ModelSpec, cfg: Mapping[str, Any], exp
     ``intphys.data_root``, or generated into ``work / "generated"`` with ``intphys.generate``.
     """
     from psybench.intphys import pipeline as stage
-    from psybench.intphys.responses import TRAINED_ALGORITHMS
+    from psybench.intphys.responses import CHECKPOINT_ALGORITHMS, TRAINED_ALGORITHMS
     from psybench.intphys.shards import count_movies, shard_ids
 
     ip = cfg["intphys"]
-    trained = spec.algorithm.source == "builtin" and spec.algorithm.name in TRAINED_ALGORITHMS
+    builtin = spec.algorithm.source == "builtin"
+    per_model = builtin and spec.algorithm.name in CHECKPOINT_ALGORITHMS
+    trained = per_model or (builtin and spec.algorithm.name in TRAINED_ALGORITHMS)
     splits = [ip["eval_split"]] + ([ip["train_split"]] if trained and ip["train_split"] != ip["eval_split"] else [])
     root = work / "generated" if ip["generate"] else Path(ip["data_root"])
     generator = dict(ip["generator"]) if ip["generate"] else None
@@ -68,7 +71,11 @@ def score(entry: Mapping[str, Any], spec: ModelSpec, cfg: Mapping[str, Any], exp
             stores.setdefault(split, []).append((store, table))
             progress.step(f"ingest {split} shard {shard}")
     weights = None
-    if trained:
+    if per_model:
+        train = [s for s, _ in stores[ip["train_split"]]], [t for _, t in stores[ip["train_split"]]]
+        weights = stage.train_model(*train, work / "train" / f"{spec.name}.pt", params=spec.params,
+                                    threads=threads, model=spec.name)
+    elif trained:
         weights = stage.train([s for s, _ in stores[ip["train_split"]]], work / "train" / "nextframe.npz",
                               threads=threads, **ip["train"])
     merged = work / "metadata.csv"

@@ -30,10 +30,13 @@ from psybench.registry import ModelError, ModelSpec
 if TYPE_CHECKING:  # annotations only: pandas is imported where it is used (planning imports these modules)
     import pandas as pd
 
-__all__ = ["ModelSpecError", "TRAINED_ALGORITHMS", "predict_shard", "predict_shards"]
+__all__ = ["ModelSpecError", "TRAINED_ALGORITHMS", "CHECKPOINT_ALGORITHMS", "predict_shard", "predict_shards"]
 
 #: Built-in algorithms that take the weights written by the training stage (keyword ``weights``).
 TRAINED_ALGORITHMS = ("nextframe",)
+#: Built-in algorithms trained per model (rule ``intphys_train_model``): keyword ``weights`` is the
+#: model's own checkpoint, ``results/intphys/train/<model>.pt``.
+CHECKPOINT_ALGORITHMS = ("cnn_future",)
 
 #: The error of a model that is unknown or returns invalid scores: the one model error of every track.
 ModelSpecError = ModelError
@@ -55,7 +58,7 @@ def predict_shard(model: ModelSpec | Mapping[str, Any], store_path: str | os.Pat
         The predictions table (CSV only).
     weights : path-like, optional
         Trained weights, passed as keyword ``weights`` (algorithms of
-        :data:`TRAINED_ALGORITHMS`).
+        :data:`TRAINED_ALGORITHMS` and :data:`CHECKPOINT_ALGORITHMS`).
     threads : int
         Passed as keyword ``threads`` to a model that takes it, unless its parameters
         set another value than the algorithm's default (the predictions do not depend on it).

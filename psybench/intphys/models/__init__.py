@@ -13,6 +13,9 @@ observation
     The observation a model receives, and helpers to stream its movies.
 controls
     ``constant`` and ``random``: chance level by construction.
+future
+    ``cnn_future``: the paper's encoder-decoder future-prediction baseline (trained by
+    :mod:`psybench.intphys.train`).
 flow
     ``flow``: surprise of an optical-flow extrapolation of the next frame.
 nextframe
@@ -27,6 +30,7 @@ tracking
 
 from psybench.intphys.models.controls import constant, random_control
 from psybench.intphys.models.flow import flow_surprise
+from psybench.intphys.models.future import cnn_future_surprise
 from psybench.intphys.models.nextframe import nextframe_surprise, train_nextframe, train_nextframe_stores
 from psybench.intphys.models.observation import Movies, Observation, observe
 from psybench.intphys.models.stream import MovieStream, movie_streams
@@ -40,6 +44,7 @@ __all__ = [
     "constant",
     "random_control",
     "flow_surprise",
+    "cnn_future_surprise",
     "train_nextframe",
     "nextframe_surprise",
     "tracking_permanence",
