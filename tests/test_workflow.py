@@ -25,7 +25,8 @@ SMALL_CONFIG = {
         "directions_deg": [0, 30],
         # one cheap held-out re-run: the diamonds at a lower contrast
         "generalisation": {"contrast": {"levels": [0.3], "experiments": ["diamonds"]},
-                           "speed_deg_s": {"levels": []}, "frames_per_s": {"levels": []}},
+                           "speed_deg_s": {"levels": []}, "frames_per_s": {"levels": []},
+                           "px_per_deg": {"levels": []}},
         "diamonds": {"speed_deg_s": 8, "size_deg": 8, "line_width_deg": 0.5},
         "bars": {"speed_deg_s": 8, "width_deg": 0.5, "tilt_deg": 45, "lengths_deg": [4, 8]},
         "dashed_bars": {"length_deg": 8, "n_tiles": [1, 2], "gap_fraction": 0.3},
