@@ -214,6 +214,11 @@ def test_generalisation_variants_change_one_nuisance_each():
     # a level equal to the main run's is its baseline, not a re-run
     same = generalisation_variants(_config(contrast={"levels": [1.0, 0.3]}))
     assert "contrast_001" not in same and "contrast_000p3" in same
+    # the barber-pole's main run is at 5 deg/s: only the diamonds are re-run there, both at 20
+    both = generalisation_variants(_config(speed_deg_s={"levels": [5, 20], "experiments": ["diamonds", "barberpole"]}))
+    assert both["speed_deg_s_005"]["experiments"] == ["diamonds"]
+    assert not any(k.startswith("barberpole") for k in both["speed_deg_s_005"]["stimuli"])
+    assert both["speed_deg_s_020"]["experiments"] == ["diamonds", "barberpole"]
 
 
 def _write_scores(path, model, passed, error, A, tau, by_direction=True, checks=None):

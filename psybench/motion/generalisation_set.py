@@ -56,8 +56,9 @@ def generalisation_variants(config: Mapping[str, Any]) -> dict[str, dict[str, An
         ``display.frames_per_s``, or ``display.px_per_deg`` (a second display
         scale: the frame's ``width_px`` and ``height_px`` scale with it, so the
         field of view in degrees, and so what an observer sees, stays the
-        same; :func:`scaled_display`). A level equal to the main run's (for every re-run
-        experiment) is not run again: the baseline row comes from the main run.
+        same; :func:`~psybench.motion.display.scaled_display`). An experiment whose main run is at that level
+        (the barber-pole's 5 deg/s) is not run again there, nor is a level equal to the
+        main run's for every experiment: the baseline row comes from the main run.
 
     Raises
     ------
@@ -73,7 +74,9 @@ def generalisation_variants(config: Mapping[str, Any]) -> dict[str, dict[str, An
         experiments = list(section.get("experiments") or [])
         for i, level in enumerate(section.get("levels") or []):
             level = float(level)
-            if not experiments or all(baseline_level(config, nuisance, e) == level for e in experiments):
+            # an experiment whose main run is at this level has its baseline row there already
+            rerun = [e for e in experiments if baseline_level(config, nuisance, e) != level]
+            if not rerun:
                 continue
             cfg = {k: copy.deepcopy(v) for k, v in motion.items()
                    if k not in ("generalisation", "models", "criteria", "readout")}
@@ -94,10 +97,10 @@ def generalisation_variants(config: Mapping[str, Any]) -> dict[str, dict[str, An
                 display = scaled_display(display, level)
             where = f"motion.generalisation.{nuisance}.levels[{i}]"
             try:
-                stimuli = stimulus_set(cfg, display=Display.from_config(display), experiments=experiments)
+                stimuli = stimulus_set(cfg, display=Display.from_config(display), experiments=rerun)
             except ValueError as exc:
                 raise ValueError(f"{where} ({level:g}): {exc}") from None
             name = f"{nuisance}_{_tag(level, 3)}"
-            out[name] = {"nuisance": nuisance, "level": level, "experiments": experiments,
+            out[name] = {"nuisance": nuisance, "level": level, "experiments": rerun,
                          "display": display, "stimuli": stimuli}
     return out
