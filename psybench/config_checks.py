@@ -30,6 +30,7 @@ from typing import Any
 import yaml
 
 from psybench._yaml import safe_load
+from psybench.motion.display import scaled_display
 from psybench.registry import TRACKS
 from psybench.tracks import config_check, criterion_experiments
 from psybench.units import ms_to_frames
@@ -244,7 +245,8 @@ def array_estimates(config: Mapping[str, Any]) -> list[tuple[str, str, int]]:
     """The largest arrays a (schema-filled) config implies: ``[(keys, what, bytes)]``.
 
     * motion, at every frame rate of the run (``display.frames_per_s`` and the
-      ``generalisation.frames_per_s`` levels): the flow response of a model,
+      ``generalisation.frames_per_s`` levels) and display scale (the
+      ``generalisation.px_per_deg`` levels): the flow response of a model,
       ``t x h x w x 2`` float32 (the stimulus, ``t x h x w`` float32, is half of it);
     * IntPhys (generated tree): one movie decoded, ``frames x h x w`` at 8 bytes per
       pixel (RGB uint8 + float32 depth + uint8 mask, psybench.intphys.ingest.decode);
@@ -256,11 +258,16 @@ def array_estimates(config: Mapping[str, Any]) -> list[tuple[str, str, int]]:
     display = config.get("display") or {}
     if "motion" in tracks and "motion" in config:
         motion = config["motion"]
-        rates = [("display.frames_per_s", display["frames_per_s"])]
-        levels = ((motion.get("generalisation") or {}).get("frames_per_s") or {}).get("levels") or []
-        rates += [(f"motion.generalisation.frames_per_s.levels[{i}]", r) for i, r in enumerate(levels)]
+        gen = motion.get("generalisation") or {}
         h, w = display["height_px"], display["width_px"]
-        for key, fps in rates:
+        runs = [("display.frames_per_s", display["frames_per_s"], h, w)]
+        levels = (gen.get("frames_per_s") or {}).get("levels") or []
+        runs += [(f"motion.generalisation.frames_per_s.levels[{i}]", r, h, w) for i, r in enumerate(levels)]
+        scales = (gen.get("px_per_deg") or {}).get("levels") or []
+        runs += [(f"motion.generalisation.px_per_deg.levels[{i}]", display["frames_per_s"],
+                  scaled["height_px"], scaled["width_px"])
+                 for i, scaled in enumerate(scaled_display(display, p) for p in scales)]
+        for key, fps, h, w in runs:
             t = ms_to_frames(motion["duration_ms"], fps)  # the frames Display.ms_to_frames renders
             out.append((f"{key}, motion.duration_ms, display.width_px, display.height_px",
                         f"a motion flow response {t} x {h} x {w} x 2 float32", t * h * w * 2 * 4))

@@ -48,7 +48,7 @@ TINY_CONFIG = {
     "motion": {
         "duration_ms": 200,
         "directions_deg": [0],  # one direction and no generalisation runs: test_workflow.py runs those
-        "generalisation": {n: {"levels": []} for n in ("contrast", "speed_deg_s", "frames_per_s")},
+        "generalisation": {n: {"levels": []} for n in ("contrast", "speed_deg_s", "frames_per_s", "px_per_deg")},
         "diamonds": {"speed_deg_s": 8, "size_deg": 8, "line_width_deg": 0.5, "directions_deg": [0]},
         "bars": {"speed_deg_s": 8, "width_deg": 0.5, "tilt_deg": 45, "lengths_deg": [4, 8]},
         "dashed_bars": {"length_deg": 8, "n_tiles": [1, 2], "gap_fraction": 0.3},

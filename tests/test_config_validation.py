@@ -292,6 +292,19 @@ def test_memory_estimate_is_the_response_size_and_the_limit_is_the_machines(harn
         check_memory(cfg, limit_bytes=nbytes - 1)
 
 
+def test_memory_estimate_counts_a_finer_display_scale(harness, project):
+    """A px_per_deg re-run renders a larger frame (the same field of view in deg): the estimate names its key."""
+    cfg = _tiny(harness)
+    cfg["motion"]["generalisation"]["px_per_deg"] = {"levels": [8], "experiments": ["diamonds"]}
+    prepare_workflow(cfg)
+    (_, _, base), (keys, what, nbytes) = array_estimates(cfg)
+    # TINY_CONFIG: 96 x 96 px at 4 px/deg; at 8 px/deg 192 x 192, four times the bytes
+    assert keys.startswith("motion.generalisation.px_per_deg.levels[0]") and "192 x 192" in what
+    assert nbytes == 4 * base
+    with pytest.raises(ConfigError, match=r"motion\.generalisation\.px_per_deg\.levels\[0\]"):
+        check_memory(cfg, limit_bytes=nbytes - 1)
+
+
 @pytest.mark.workflow
 def test_snakemake_refuses_a_nan_before_any_job(harness, tmp_path):
     cfg = harness.tiny_config()

@@ -201,8 +201,12 @@ def test_generalisation_variants_change_one_nuisance_each():
     cfg = _config()
     v = generalisation_variants(cfg)
     assert set(v) == {"contrast_000p1", "speed_deg_s_005", "speed_deg_s_020", "frames_per_s_050",
-                      "frames_per_s_200"}
+                      "frames_per_s_200", "px_per_deg_012"}
     assert v["frames_per_s_200"]["display"]["frames_per_s"] == 200
+    # a second display scale: 12 px/deg, the frame grown to keep its 32 x 32 deg field of view
+    scaled = v["px_per_deg_012"]["display"]
+    assert (scaled["px_per_deg"], scaled["width_px"], scaled["height_px"]) == (12.0, 384, 384)
+    assert scaled["frames_per_s"] == cfg["display"]["frames_per_s"]
     assert v["contrast_000p1"]["display"] == cfg["display"]
     assert set(v["contrast_000p1"]["stimuli"]) == {"diamond_cw_dir000", "diamond_ccw_dir000"}
     assert v["contrast_000p1"]["stimuli"]["diamond_cw_dir000"]["params"]["contrast"] == 0.1
@@ -210,10 +214,17 @@ def test_generalisation_variants_change_one_nuisance_each():
     # a level equal to the main run's is its baseline, not a re-run
     same = generalisation_variants(_config(contrast={"levels": [1.0, 0.3]}))
     assert "contrast_001" not in same and "contrast_000p3" in same
+    # the barber-pole's main run is at 5 deg/s: only the diamonds are re-run there, both at 20
+    both = generalisation_variants(_config(speed_deg_s={"levels": [5, 20], "experiments": ["diamonds", "barberpole"]}))
+    assert both["speed_deg_s_005"]["experiments"] == ["diamonds"]
+    assert not any(k.startswith("barberpole") for k in both["speed_deg_s_005"]["stimuli"])
+    assert both["speed_deg_s_020"]["experiments"] == ["diamonds", "barberpole"]
 
 
-def _write_scores(path, model, passed, error, A, tau, by_direction=True):
+def _write_scores(path, model, passed, error, A, tau, by_direction=True, checks=None):
     details = {"A": A, "tau_ms": tau}
+    if checks is not None:
+        details.update(checks=checks, decisive_direction_deg=0.0)
     if by_direction:
         details["by_direction"] = [{"direction_deg": 0.0, "passed": passed, "error": error, "A": A, "tau_ms": tau}]
     pd.DataFrame({"experiment": ["diamonds"], "model": [model], "passed": [passed], "error": [error],
@@ -222,7 +233,8 @@ def _write_scores(path, model, passed, error, A, tau, by_direction=True):
 
 
 def test_generalisation_table_known_case(tmp_path):
-    cfg = _config(speed_deg_s={"levels": []}, frames_per_s={"levels": []}, contrast={"levels": [0.1, 0.3]})
+    cfg = _config(speed_deg_s={"levels": []}, frames_per_s={"levels": []}, contrast={"levels": [0.1, 0.3]},
+                  px_per_deg={"levels": []})
     main = [_write_scores(tmp_path / "main.csv", "m", True, 2.0, 30.0, 100.0)]
     variants = {"contrast_000p1": [_write_scores(tmp_path / "c01.csv", "m", True, 3.0, 40.0, 180.0)],
                 "contrast_000p3": [_write_scores(tmp_path / "c03.csv", "m", False, 9.0, 35.0, 140.0)]}
@@ -231,10 +243,36 @@ def test_generalisation_table_known_case(tmp_path):
     runs = table[table["experiment"] == "diamonds"]
     assert list(runs["level"]) == [0.1, 0.3, 1.0] and list(runs["baseline"]) == [False, False, True]
     assert list(runs["passed"]) == [True, False, True] and list(runs["error"]) == [3.0, 9.0, 2.0]
+    assert list(runs["verdict_changed"]) == [False, True, False]  # 0.3 fails where the baseline passes
     dep = table[table["experiment"] == "diamonds_contrast_dependence"].iloc[0]
     assert bool(dep["passed"]) and dep["error"] == 0.0  # larger and slower at low contrast
     with pytest.raises(ValueError, match="unknown variant"):
         generalisation_table(main, {"contrast_000p5": []}, cfg)
+
+
+def test_every_verdict_change_is_flagged_with_its_cause(tmp_path):
+    """A cell that passes where the baseline fails is flagged as much as one that fails where it passes."""
+    cfg = _config(speed_deg_s={"levels": [5, 20]}, frames_per_s={"levels": []}, contrast={"levels": []},
+                  px_per_deg={"levels": []})
+    ok = {"initial_bias": True, "converges": True}
+    main = [_write_scores(tmp_path / "main.csv", "m", False, 17.9, 34.6, 369.0,
+                          checks={"initial_bias": True, "converges": False})]
+    variants = {"speed_deg_s_005": [_write_scores(tmp_path / "s5.csv", "m", False, 20.0, 30.0, 300.0,
+                                                  checks={"initial_bias": True, "converges": False})],
+                "speed_deg_s_020": [_write_scores(tmp_path / "s20.csv", "m", True, 3.87, 25.0, 120.0, checks=ok)]}
+    table = generalisation_table(main, variants, cfg)
+    runs = table[table["experiment"] == "diamonds"].set_index("level")
+    assert list(runs["verdict_changed"]) == [False, False, True]  # 5 (fails like the baseline), 10, 20
+    cause = runs.loc[20.0, "cause"]
+    assert "passes at speed_deg_s 20, fails at the baseline 10" in cause
+    assert "error 17.9 -> 3.87" in cause and "converges False -> True" in cause
+    assert "A 34.6 -> 25 deg" in cause and "tau 369 -> 120 ms" in cause
+    assert list(runs["cause"])[:2] == ["", ""]
+    # the other way round: a pass at the baseline that fails at a level is flagged too
+    main = [_write_scores(tmp_path / "main2.csv", "m", True, 2.0, 30.0, 100.0, checks=ok)]
+    table = generalisation_table(main, {"speed_deg_s_020": variants["speed_deg_s_005"]}, cfg)
+    row = table[(table["experiment"] == "diamonds") & (table["level"] == 20.0)].iloc[0]
+    assert bool(row["verdict_changed"]) and "converges True -> False" in row["cause"]
 
 
 def test_dependence_rows_grade_the_orderings():

@@ -90,6 +90,23 @@ def test_lists_exactly_the_failing_cells_with_why():
         held_out_verdicts(_table1().drop(columns="passed"), None, MODELS)
 
 
+def test_a_cell_passing_where_the_baseline_fails_is_flagged_too():
+    """The section listed failing cells only: a pass at a level whose baseline fails was never flagged."""
+    from psybench.motion.criteria import merge_criteria
+    from psybench.motion.generalisation_changes import verdict_changes
+
+    gen = _generalisation()
+    flip = (gen["model"] == "BAD") & (gen["experiment"] == "diamonds")
+    gen.loc[flip, "passed"] = ~gen.loc[flip, "passed"].astype(bool)  # fails at the baseline, passes at 0.1
+    gen = verdict_changes(gen[GENERALISATION_COLUMNS[:-2]], merge_criteria(None))
+    bad, good = held_out_verdicts(_table1(), gen, MODELS)
+    cells = {(c["experiment"], c["level"]): c for c in bad["generalisation"]}
+    assert cells[("diamonds", "0.1")]["passed"] and "passes at contrast 0.1, fails at the baseline 1" in (
+        cells[("diamonds", "0.1")]["changed"])
+    assert not cells[("diamonds", "1 (baseline)")]["changed"]  # the baseline itself fails, unflagged
+    assert good["generalisation"] == []
+
+
 def test_bio_inspired_models_are_the_builtin_stream_algorithms():
     specs = {n: resolve_model({"name": n, "algorithm": a}, track="motion") for n, a in
              (("hs", "horn_schunck"), ("sh", "simoncelli_heeger"), ("v1mt_b", "tlapale_v1mt"))}

@@ -168,7 +168,8 @@ def test_editing_a_module_changes_the_hashes_of_the_rules_that_import_it_only(pa
 def test_editing_the_generalisation_runs_plans_their_scores_again(harness, tmp_path):
     """The module that the generalisation readouts and scores run was in no hand-kept list: editing it reran nothing."""
     cfg = harness.tiny_config(generalisation={"contrast": {"levels": [0.5], "experiments": ["diamonds"]},
-                                              "speed_deg_s": {"levels": []}, "frames_per_s": {"levels": []}})
+                                              "speed_deg_s": {"levels": []}, "frames_per_s": {"levels": []},
+                                              "px_per_deg": {"levels": []}})
     work = harness.copy(tmp_path / "w", cfg)
     target = "results/aggregate/motion_generalisation.csv"
     harness.run(work, "--cores", "2", target)

@@ -23,9 +23,10 @@ SMALL_CONFIG = {
         "duration_ms": 240,
         # every experiment at 0 and an off-cardinal direction (a CW/CCW diamond pair at each)
         "directions_deg": [0, 30],
-        # one cheap held-out re-run: the diamonds at a lower contrast
+        # two cheap held-out re-runs of the diamonds: a lower contrast, a finer display scale
         "generalisation": {"contrast": {"levels": [0.3], "experiments": ["diamonds"]},
-                           "speed_deg_s": {"levels": []}, "frames_per_s": {"levels": []}},
+                           "speed_deg_s": {"levels": []}, "frames_per_s": {"levels": []},
+                           "px_per_deg": {"levels": [6], "experiments": ["diamonds"]}},
         "diamonds": {"speed_deg_s": 8, "size_deg": 8, "line_width_deg": 0.5},
         "bars": {"speed_deg_s": 8, "width_deg": 0.5, "tilt_deg": 45, "lengths_deg": [4, 8]},
         "dashed_bars": {"length_deg": 8, "n_tiles": [1, 2], "gap_fraction": 0.3},
@@ -94,12 +95,13 @@ def test_every_experiment_is_scored_at_every_direction(workflow):
 
 
 def test_generalisation_table(workflow):
-    """Columns of results/aggregate/motion_generalisation.csv; the re-run has its own contrast."""
+    """Columns of results/aggregate/motion_generalisation.csv; each re-run has its own contrast or display scale."""
     from psybench.io import open_store
 
     gen = pd.read_csv(workflow / "results/aggregate/motion_generalisation.csv")
     assert list(gen.columns[:6]) == ["model", "experiment", "nuisance", "level", "passed", "error"]
-    rows = gen[gen["experiment"] == "diamonds"]
+    assert list(gen.columns[-2:]) == ["verdict_changed", "cause"]
+    rows = gen[(gen["experiment"] == "diamonds") & (gen["nuisance"] == "contrast")]
     assert set(zip(rows["model"], rows["level"], rows["baseline"])) == {
         ("hs", 1.0, True), ("hs", 0.3, False), ("fb", 1.0, True), ("fb", 0.3, False)}
     # the baseline row is the main run's verdict at 0 deg
@@ -111,6 +113,18 @@ def test_generalisation_table(workflow):
     assert set(dep["model"]) == {"hs", "fb"} and dep["level"].isna().all()
     store = open_store(workflow / "results/motion/generalisation/contrast_000p3/stimuli/diamond_cw_dir000.zarr")
     assert store.attrs["stimulus"]["params"]["contrast"] == 0.3
+    # 6 px/deg: the 96-px frame at 4 px/deg grows to 144 px (the same 24-deg field of view)
+    scale = gen[(gen["experiment"] == "diamonds") & (gen["nuisance"] == "px_per_deg")]
+    assert set(zip(scale["model"], scale["level"], scale["baseline"])) == {
+        ("hs", 4.0, True), ("hs", 6.0, False), ("fb", 4.0, True), ("fb", 6.0, False)}
+    store = open_store(workflow / "results/motion/generalisation/px_per_deg_006/stimuli/diamond_cw_dir000.zarr")
+    assert (store.attrs["display"]["px_per_deg"], store.attrs["display"]["width_px"]) == (6.0, 144)
+    # a flagged cell is exactly one whose verdict differs from its model's baseline, with a cause
+    for _, r in gen[~gen["baseline"] & gen["level"].notna()].iterrows():
+        b = gen[gen["baseline"] & (gen["model"] == r["model"]) & (gen["experiment"] == r["experiment"])
+                & (gen["nuisance"] == r["nuisance"])].iloc[0]
+        assert bool(r["verdict_changed"]) == (bool(r["passed"]) != bool(b["passed"]))
+        assert isinstance(r["cause"], str) == bool(r["verdict_changed"])
 
 
 def test_stores_carry_display_and_code_hash(workflow):

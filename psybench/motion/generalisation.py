@@ -1,9 +1,9 @@
-"""Generalisation of the motion verdicts: the experiments re-run at other contrasts, speeds and frame rates.
+"""Generalisation of the motion verdicts: experiments re-run at other contrasts, speeds, frame rates, scales.
 
 A verdict that holds only at the stimuli a model was built on measures the stimulus
 set. The generalisation runs re-render the selected experiments with one
 nuisance changed at a time (``motion.generalisation``: Michelson contrast, speed in
-deg/s, display frame rate), each run with its own display mapping written into its
+deg/s, display frame rate, display scale in px/deg), each run with its own display mapping written into its
 own stores, and score them with the same criteria (:mod:`psybench.motion.scores`).
 They are held out: **no model parameter, criterion or threshold may be tuned on
 them.** The main run supplies the baseline level of each nuisance.
@@ -15,7 +15,11 @@ at high speed): :func:`dependence_rows`.
 Output, :data:`GENERALISATION_COLUMNS`: one row per model x experiment x nuisance x
 level, ``passed`` and ``error`` as in Table 1, then ``baseline`` (the main run's level),
 ``variant`` (the run's name, ``""`` for the baseline), ``A_deg``, ``tau_ms`` (the
-fitted initial bias and time constant of a decay criterion) and ``details`` (JSON).
+fitted initial bias and time constant of a decay criterion), ``details`` (JSON: the
+source score table, the directions and the criterion's named ``checks``), then
+``verdict_changed`` (the verdict differs from the same model's baseline cell, pass or
+fail) and ``cause`` (what the data show decided it,
+:mod:`psybench.motion.generalisation_changes`).
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ import pandas as pd
 
 from psybench.io.tables import read_csv_checked, write_table
 from psybench.motion.criteria import CRITERIA_DEFAULTS, merge_criteria
+from psybench.motion.generalisation_changes import CHANGE_COLUMNS, verdict_changes
 from psybench.motion.generalisation_set import NUISANCES, baseline_level, generalisation_variants
 
 __all__ = [
@@ -45,7 +50,7 @@ __all__ = [
 ]
 
 GENERALISATION_COLUMNS = ["model", "experiment", "nuisance", "level", "passed", "error",
-                          "baseline", "variant", "A_deg", "tau_ms", "details"]
+                          "baseline", "variant", "A_deg", "tau_ms", "details", *CHANGE_COLUMNS]
 
 #: Rows past the paper: experiment name -> (nuisance, sign of d(A, tau)/d(level) in people).
 #: Wallace, Stone & Masson 2005: the diamonds' direction error is larger and decays more
@@ -58,6 +63,15 @@ DEPENDENCE: dict[str, tuple[str, int]] = {
 def _fit_value(details: Mapping[str, Any], key: str) -> float:
     value = details.get(key)
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else float("nan")
+
+
+def _checks(details: Mapping[str, Any]) -> dict[str, Any]:
+    """The criterion's named checks and the direction they were taken at (empty when not recorded)."""
+    checks = details.get("checks")
+    if not isinstance(checks, Mapping):
+        return {}
+    direction = details.get("decisive_direction_deg", 0.0)
+    return {"checks": dict(checks), "checks_direction_deg": float(direction if direction is not None else 0.0) % 360.0}
 
 
 def _read_scores(path: str | os.PathLike) -> pd.DataFrame:
@@ -83,10 +97,13 @@ def _baseline_row(row: pd.Series, directions: Sequence[float], path) -> dict[str
     picked = [by_dir[d] for d in wanted]
     errors = [float(p["error"]) if p.get("error") is not None else math.nan for p in picked]
     first = picked[0]
+    checks = _checks(details)
+    if checks and [checks["checks_direction_deg"]] != wanted:
+        checks = {}  # the main run's checks are those of another direction
     return {"passed": all(bool(p["passed"]) for p in picked),
             "error": max(errors) if all(math.isfinite(e) for e in errors) else math.nan,
             "A_deg": _fit_value(first, "A"), "tau_ms": _fit_value(first, "tau_ms"),
-            "details": json.dumps({"directions_deg": wanted, "source": str(path)}, sort_keys=True)}
+            "details": json.dumps({"directions_deg": wanted, "source": str(path), **checks}, sort_keys=True)}
 
 
 def generalisation_table(
@@ -144,17 +161,19 @@ def generalisation_table(
                                  "level": meta["level"], "passed": bool(r["passed"]), "error": float(r["error"]),
                                  "baseline": False, "variant": name,
                                  "A_deg": _fit_value(details, "A"), "tau_ms": _fit_value(details, "tau_ms"),
-                                 "details": json.dumps({"directions_deg": directions, "source": str(path)},
-                                                       sort_keys=True)})
-    table = pd.DataFrame(rows, columns=GENERALISATION_COLUMNS)
+                                 "details": json.dumps({"directions_deg": directions, "source": str(path),
+                                                        **_checks(details)}, sort_keys=True)})
+    table = pd.DataFrame(rows, columns=GENERALISATION_COLUMNS[:-len(CHANGE_COLUMNS)])
     if len(table):
         order = {n: i for i, n in enumerate(NUISANCES)}
         table = table.assign(_n=table["nuisance"].map(order)).sort_values(
             ["_n", "experiment", "model", "level"], kind="stable").drop(columns="_n")
-    a_min = merge_criteria(config["motion"].get("criteria"))["diamonds"]["a_min_deg"]
-    out = pd.concat([table, dependence_rows(table, a_min_deg=a_min)], ignore_index=True)
+    criteria = merge_criteria(config["motion"].get("criteria"))
+    out = pd.concat([table, dependence_rows(table, a_min_deg=criteria["diamonds"]["a_min_deg"])],
+                    ignore_index=True)
     out["passed"] = out["passed"].astype(bool)
     out["baseline"] = out["baseline"].astype(bool)
+    out = verdict_changes(out, criteria)
     return out[GENERALISATION_COLUMNS]
 
 
@@ -213,7 +232,7 @@ def dependence_rows(table: pd.DataFrame, *, a_min_deg: float = CRITERIA_DEFAULTS
                          "passed": passed, "error": error, "baseline": False, "variant": "",
                          "A_deg": float("nan"), "tau_ms": float("nan"),
                          "details": json.dumps(details, sort_keys=True)})
-    return pd.DataFrame(rows, columns=GENERALISATION_COLUMNS)
+    return pd.DataFrame(rows, columns=GENERALISATION_COLUMNS[:-len(CHANGE_COLUMNS)])
 
 
 def write_generalisation(

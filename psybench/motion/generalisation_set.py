@@ -12,13 +12,13 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from psybench.motion.display import Display
+from psybench.motion.display import Display, scaled_display
 from psybench.motion.stimuli.sets import _tag, stimulus_set
 
 __all__ = ["NUISANCES", "baseline_level", "generalisation_variants"]
 
 #: The nuisances of ``motion.generalisation``, each a key of its own.
-NUISANCES: tuple[str, ...] = ("contrast", "speed_deg_s", "frames_per_s")
+NUISANCES: tuple[str, ...] = ("contrast", "speed_deg_s", "frames_per_s", "px_per_deg")
 
 # the motion-section key whose speed each experiment uses, for the baseline of the speed nuisance
 _SPEED_SECTION = {"diamonds": "diamonds", "dashed_bars": "bars", "barberpole": "barberpole",
@@ -29,8 +29,8 @@ def baseline_level(config: Mapping[str, Any], nuisance: str, experiment: str) ->
     """The main run's level of ``nuisance`` for ``experiment`` (config validated, defaults filled)."""
     if nuisance == "contrast":
         return float(config["motion"]["contrast"])
-    if nuisance == "frames_per_s":
-        return float(config["display"]["frames_per_s"])
+    if nuisance in ("frames_per_s", "px_per_deg"):
+        return float(config["display"][nuisance])
     if nuisance == "speed_deg_s":
         return float(config["motion"][_SPEED_SECTION[experiment]]["speed_deg_s"])
     raise ValueError(f"motion.generalisation: unknown nuisance {nuisance!r}; known {list(NUISANCES)}")
@@ -52,9 +52,13 @@ def generalisation_variants(config: Mapping[str, Any]) -> dict[str, dict[str, An
         (``contrast_000p1``, ``speed_deg_s_020``, ``frames_per_s_200``). The
         stimuli are those of :func:`~psybench.motion.stimuli.stimulus_set` for the
         re-run experiments at ``generalisation.directions_deg``, with the nuisance
-        replaced: ``motion.contrast``, every experiment's ``speed_deg_s``, or
-        ``display.frames_per_s``. A level equal to the main run's (for every re-run
-        experiment) is not run again: the baseline row comes from the main run.
+        replaced: ``motion.contrast``, every experiment's ``speed_deg_s``,
+        ``display.frames_per_s``, or ``display.px_per_deg`` (a second display
+        scale: the frame's ``width_px`` and ``height_px`` scale with it, so the
+        field of view in degrees, and so what an observer sees, stays the
+        same; :func:`~psybench.motion.display.scaled_display`). An experiment whose main run is at that level
+        (the barber-pole's 5 deg/s) is not run again there, nor is a level equal to the
+        main run's for every experiment: the baseline row comes from the main run.
 
     Raises
     ------
@@ -70,7 +74,9 @@ def generalisation_variants(config: Mapping[str, Any]) -> dict[str, dict[str, An
         experiments = list(section.get("experiments") or [])
         for i, level in enumerate(section.get("levels") or []):
             level = float(level)
-            if not experiments or all(baseline_level(config, nuisance, e) == level for e in experiments):
+            # an experiment whose main run is at this level has its baseline row there already
+            rerun = [e for e in experiments if baseline_level(config, nuisance, e) != level]
+            if not rerun:
                 continue
             cfg = {k: copy.deepcopy(v) for k, v in motion.items()
                    if k not in ("generalisation", "models", "criteria", "readout")}
@@ -85,14 +91,16 @@ def generalisation_variants(config: Mapping[str, Any]) -> dict[str, dict[str, An
                     cfg[key] = {**(cfg.get(key) or {}), "speed_deg_s": level}
                 if (cfg.get("dashed_bars") or {}).get("speed_deg_s") is not None:
                     cfg["dashed_bars"] = {**cfg["dashed_bars"], "speed_deg_s": level}
-            else:
+            elif nuisance == "frames_per_s":
                 display["frames_per_s"] = level
+            else:
+                display = scaled_display(display, level)
             where = f"motion.generalisation.{nuisance}.levels[{i}]"
             try:
-                stimuli = stimulus_set(cfg, display=Display.from_config(display), experiments=experiments)
+                stimuli = stimulus_set(cfg, display=Display.from_config(display), experiments=rerun)
             except ValueError as exc:
                 raise ValueError(f"{where} ({level:g}): {exc}") from None
             name = f"{nuisance}_{_tag(level, 3)}"
-            out[name] = {"nuisance": nuisance, "level": level, "experiments": experiments,
+            out[name] = {"nuisance": nuisance, "level": level, "experiments": rerun,
                          "display": display, "stimuli": stimuli}
     return out

@@ -6,7 +6,9 @@ direction (Table 1, ``motion_table1.csv``) and across the generalisation table
 (``motion_generalisation.csv``: other contrasts, speeds and frame rates, and the
 contrast and speed dependence of the diamonds' error past the paper, Wallace,
 Stone & Masson 2005). :func:`held_out_verdicts` reads both tables of a run and
-lists, for each bio-inspired model, every cell it fails, each with a one-line
+lists, for each bio-inspired model, every cell it fails and every generalisation cell
+whose verdict differs from the model's baseline (pass or fail, with the table's
+``cause``), each with a one-line
 "why" derived from the tables themselves (the per-direction verdicts and errors,
 the fitted ``A`` and ``tau`` of a decay criterion against the criterion's bounds,
 the failed comparisons of a dependence row) and, where the tables cannot say
@@ -190,8 +192,16 @@ def _level_why(r: pd.Series, c: Mapping, base: pd.DataFrame, docs: str) -> str:
 def _generalisation_cells(rows: pd.DataFrame, c: Mapping, docs: str) -> list[dict[str, Any]]:
     cells = []
     base = rows[rows["baseline"].astype(bool)]
-    for _, r in rows[~rows["passed"].astype(bool)].iterrows():
+    changed = (rows["verdict_changed"].fillna(False).astype(bool) if "verdict_changed" in rows.columns
+               else pd.Series(False, index=rows.index))
+    for i, r in rows[~rows["passed"].astype(bool) | changed].iterrows():
         exp, nuisance = str(r["experiment"]), str(r["nuisance"])
+        change = str(r.get("cause") or "") if bool(changed[i]) else ""
+        if bool(r["passed"]):  # passes where the baseline fails: flagged with the table's cause
+            cells.append({"experiment": exp, "nuisance": nuisance, "level": _g(float(r["level"])), "passed": True,
+                          "error": float(r["error"]), "why": "passes here", "changed": change,
+                          "figures": model_figures(str(r["model"]), exp)})
+            continue
         if exp in DEPENDENCE:
             details = json.loads(r["details"]) if isinstance(r["details"], str) and r["details"] else {}
             why = _dependence_why(details, nuisance, DEPENDENCE[exp][1])
@@ -199,9 +209,9 @@ def _generalisation_cells(rows: pd.DataFrame, c: Mapping, docs: str) -> list[dic
         else:
             why = _level_why(r, c, base, docs)
             level = f"{_g(float(r['level']))}{' (baseline)' if bool(r['baseline']) else ''}"
-        cells.append({"experiment": exp, "nuisance": nuisance, "level": level, "error": float(r["error"]),
-                      "why": why, "figures": model_figures(str(r["model"]), "diamonds" if exp in DEPENDENCE
-                                                           else exp)})
+        cells.append({"experiment": exp, "nuisance": nuisance, "level": level, "passed": False,
+                      "error": float(r["error"]), "why": why, "changed": change,
+                      "figures": model_figures(str(r["model"]), "diamonds" if exp in DEPENDENCE else exp)})
     return cells
 
 
