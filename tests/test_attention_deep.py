@@ -48,6 +48,7 @@ def _reference_features(net, frames, layers, size=None):
 @pytest.mark.parametrize(("arch", "layers", "resolution"), [
     ("resnet18", ["layer1", "layer2"], "native"),
     ("vgg11", ["features.5"], [40, 32]),
+    ("resnet18", ["layer1.0.add", "layer2"], "native"),  # a graph node that is no module
 ])
 def test_cnn_features_equal_torchvision_extractor(arch, layers, resolution):
     torch.set_num_threads(1)

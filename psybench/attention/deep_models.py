@@ -158,7 +158,9 @@ class CNNFeatures:
             from psybench.deep import load_weights
 
             load_weights(net, weights, model=f"cnn {arch}")
-        nodes = set(get_graph_node_names(net)[1]) | {n for n, _ in net.named_modules() if n}
+        nodes = {n for n, _ in net.named_modules() if n}
+        if any(n not in nodes for n in layers):  # a node that is no module (an add, a flatten): trace the graph
+            nodes |= set(get_graph_node_names(net)[1])
         unknown = [n for n in layers if n not in nodes]
         if not layers or unknown:
             raise ModelError(f"cnn features: layers {unknown or layers!r} are not nodes of {arch} "
