@@ -66,6 +66,21 @@ def test_cnn_features_equal_torchvision_extractor(arch, layers, resolution):
         np.testing.assert_array_equal(got[name], ref[name])  # bit for bit on CPU
 
 
+@pytest.mark.parametrize(("arch", "layer"), [("resnet18", "layer2"), ("vgg11", "features.5")])
+def test_cnn_features_from_a_weights_file_equal_the_network_with_those_weights(arch, layer, tmp_path):
+    """Built from a weights file (no random draw first), every tensor is the file's: bit for bit."""
+    torch.set_num_threads(1)
+    torch.manual_seed(5)
+    net = getattr(torchvision.models, arch)(weights=None).eval()
+    torch.save(net.state_dict(), tmp_path / "w.pt")
+    model = CNNFeatures(arch=arch, layers=[layer], weights=str(tmp_path / "w.pt"), seed=1)
+    kept = model.extractor.state_dict()
+    assert kept and all(torch.equal(v, net.state_dict()[k]) for k, v in kept.items())
+    assert all(not t.is_meta for t in model.extractor.state_dict().values())
+    frames = _frames()
+    np.testing.assert_array_equal(model.features(frames)[layer], _reference_features(net, frames, [layer])[layer])
+
+
 def test_cnn_maps_are_layers_area_pooled_to_the_finest():
     torch.set_num_threads(1)
     model = CNNFeatures(arch="resnet18", layers=["layer2", "layer3"], seed=1)

@@ -151,12 +151,18 @@ class CNNFeatures:
         if not (resolution == "native" or (isinstance(resolution, Sequence) and not isinstance(resolution, str)
                                            and len(resolution) == 2 and all(int(r) >= 1 for r in resolution))):
             raise ModelError(f"cnn features: resolution {resolution!r} is not 'native' nor [width, height]")
-        with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(seed)
-            net = getattr(torchvision.models, arch)(weights=None)
-        if weights is not None:
+        if weights is None:
+            with torch.random.fork_rng(devices=[]):
+                torch.manual_seed(seed)
+                net = getattr(torchvision.models, arch)(weights=None)
+        else:
             from psybench.deep import load_weights
 
+            # Every tensor comes from the file (strict keys; these networks have no buffer outside their
+            # state dict), so none is drawn at random first: built without memory, then allocated.
+            with torch.device("meta"):
+                net = getattr(torchvision.models, arch)(weights=None)
+            net = net.to_empty(device="cpu")
             load_weights(net, weights, model=f"cnn {arch}")
         nodes = {n for n, _ in net.named_modules() if n}
         if any(n not in nodes for n in layers):  # a node that is no module (an add, a flatten): trace the graph
