@@ -75,6 +75,32 @@ def test_largest_array_handed_to_a_model_is_one_batch(shard):
     assert len(seen) == len(obs.movies) * 5
 
 
+def test_each_array_of_a_movie_is_read_once_per_pass_and_only_if_used(shard, monkeypatch):
+    """The shard's chunks hold whole movies: a batch-by-batch read decoded them again for every batch."""
+    import pickle
+
+    from psybench.intphys.models import observation as observation_module
+
+    obs = observe(shard / "s.zarr", shard / "s.csv")
+    names = {id(obs.scene): "scene", id(obs.depth): "depth", id(obs.masks): "masks"}
+    reads = []
+    real = observation_module.Movies.__getitem__
+    monkeypatch.setattr(observation_module.Movies, "__getitem__",
+                        lambda self, key: reads.append(names[id(self)]) or real(self, key))
+    movies = list(zip(range(3), movie_streams(obs, 4)))  # 5 batches a movie
+    for _, movie in movies:
+        assert sum(f.scene.sum() >= 0 for f in movie) == 5
+    assert reads == ["scene"] * 3  # once a movie; depth and masks never asked for, never read
+    reads.clear()
+    batches = list(movies[0][1])
+    assert [f.masks.shape[0] for f in batches] == [4] * 5 and reads == ["masks"]
+    whole = np.asarray(obs.scene[0])
+    f = pickle.loads(pickle.dumps(batches[1]))
+    np.testing.assert_array_equal(f.scene, whole[4:8])
+    scene, depth, masks = batches[1]
+    assert depth.shape == (4, 48, 48) and masks is batches[1][2] and not scene.flags.writeable
+
+
 def test_a_stream_leads_to_no_labels_or_paths(shard):
     obs = observe(shard / "s.zarr", shard / "s.csv")
     movie = next(movie_streams(obs, 2))
