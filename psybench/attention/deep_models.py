@@ -80,16 +80,20 @@ def area_resize(maps: np.ndarray, shape: Sequence[int]) -> np.ndarray:
     """Area-pool maps (B, h, w, K) or (B, h, w) to ``shape = (H, W)`` (rows, columns), float32.
 
     Computed in float64 with the separable weights of :func:`area_weights`, one axis
-    at a time: an axis already of its size is kept, an integer shrink is a block mean,
-    an integer enlargement repeats each cell, any other size is one matrix product with
-    the axis' weights (never a product over both axes at once, whose cost grows with
-    the product of all the sizes).
+    at a time: an axis already of its size is kept, an integer shrink is a block mean
+    (one pass over both axes where both shrink so), an integer enlargement repeats each
+    cell, any other size is one matrix product with the axis' weights (never a product
+    over both axes at once, whose cost grows with the product of all the sizes).
     """
     a = np.asarray(maps)
     if a.ndim not in (3, 4):
         raise ValueError(f"maps must have shape (B, h, w) or (B, h, w, K), got {a.shape}")
     H, W = (int(s) for s in shape)
-    a = _area_axis(_area_axis(a, 1, H), 2, W)
+    h, w = a.shape[1:3]
+    if H >= 1 and W >= 1 and h % H == 0 and w % W == 0 and (h, w) != (H, W):  # block means: one pass over both
+        a = a.reshape((a.shape[0], H, h // H, W, w // W) + a.shape[3:]).mean(axis=(2, 4), dtype=np.float64)
+    else:
+        a = _area_axis(_area_axis(a, 1, H), 2, W)
     return np.ascontiguousarray(a, dtype=np.float32)
 
 
