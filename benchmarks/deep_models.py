@@ -264,6 +264,10 @@ def child(case: str, payload: str) -> None:
     import torch  # noqa: F401 - imported before the baseline: every stage imports it anyway
     import torchvision  # noqa: F401
 
+    from psybench._malloc import keep_freed_memory
+
+    keep_freed_memory()
+
     from psybench.registry import resolve_model
 
     before = hwm_mb()
@@ -318,6 +322,8 @@ def report(prefix: str, best: dict, best_cpu: dict) -> None:
         if key != "direct":
             name = prefix if key == "psybench" else f"{prefix}_{key}"
             print(f"FIGURE {name}_cpu_ratio {best_cpu[key] / best_cpu['direct']:.3f} x")
+    if "direct_read" in best_cpu:  # psybench against a direct loop that also reads its own input
+        print(f"FIGURE {prefix}_to_direct_read_cpu_ratio {best_cpu['psybench'] / best_cpu['direct_read']:.3f} x")
 
 
 def report_memory(prefix: str, lengths, results: list[dict]) -> None:
@@ -418,10 +424,10 @@ def bench_cnn(args, tmp: Path) -> None:
         with built(spec, threads=1) as (cnn, _):
             return [cnn(b) for b in rgb_batches(stim, movie_file=avi, batch_size=args.batch)]
 
-    def direct() -> list[dict]:
+    def direct(given=None) -> list[dict]:
         out = []
         with torch.inference_mode():
-            for b in batches:
+            for b in batches if given is None else given:
                 x = TF.normalize(torch.from_numpy(b).permute(0, 3, 1, 2).float() / 255, IMAGENET_MEAN, IMAGENET_STD)
                 feats = {}
                 for name, module in zip(names, trunk):
@@ -431,6 +437,10 @@ def bench_cnn(args, tmp: Path) -> None:
                 out.append(feats)
         return out
 
+    def direct_read() -> list[dict]:  # the same, on batches it decodes from the movie file itself
+        frames = decoded(avi)
+        return direct([frames[a:a + args.batch] for a in range(0, len(frames), args.batch)])
+
     reference = direct()
     got = model()
     close = all(np.allclose(m[..., :f[layers[0]].shape[1]],
@@ -438,7 +448,8 @@ def bench_cnn(args, tmp: Path) -> None:
                 for m, f in zip(got, reference))
     pooled = np.asarray(through_psybench())
     same_grid = np.allclose(pooled, area_resize(np.concatenate(got), pooled.shape[1:3]), rtol=1e-5, atol=1e-5)
-    best, best_cpu = interleaved({"psybench": through_psybench, "model": model, "direct": direct},
+    best, best_cpu = interleaved({"psybench": through_psybench, "model": model, "direct_read": direct_read,
+                                  "direct": direct},
                                  len(rgb), args.repeats)
     print(f"cnn resnet18 {layers}, {width}x{height} native, {len(rgb)} frames in batches of {args.batch}, 1 thread, "
           f"CPU, feature store written, best of {args.repeats}; same features as direct: {close}; "
@@ -489,10 +500,16 @@ def bench_map(args, tmp: Path) -> None:
         with torch.inference_mode():
             return [net(user.preprocess(b)).numpy() for b in batches]
 
+    def direct_read() -> list[np.ndarray]:  # the same, on batches it decodes from the movie file itself
+        frames = decoded(avi)
+        with torch.inference_mode():
+            return [net(user.preprocess(frames[a:a + args.batch])).numpy() for a in range(0, len(frames), args.batch)]
+
     reference = direct()
     same = np.array_equal(maps(), np.concatenate([maps_to_grid(r, (30, 40), output="log_density")
                                                   for r in reference]))
-    best, best_cpu = interleaved({"psybench": through_psybench, "maps": maps, "direct": direct},
+    best, best_cpu = interleaved({"psybench": through_psybench, "maps": maps, "direct_read": direct_read,
+                                  "direct": direct},
                                  len(rgb), args.repeats)
     print(f"map model (ResNet-18 layer2 + readout, log-density), {width}x{height}, {len(rgb)} frames in batches of "
           f"{args.batch}, {_GAZE_SUBJECTS} observers, 1 thread, CPU, rows written, best of {args.repeats}; "
@@ -527,10 +544,10 @@ def bench_stream(args, tmp: Path) -> None:
     def through_psybench():
         return stream_stage(spec, store, table, tmp / "predictions" / "shard_0000.csv")
 
-    def direct() -> np.ndarray:
+    def direct(movies=None) -> np.ndarray:
         out = []
         with torch.inference_mode():
-            for frames in scene:
+            for frames in (scene if movies is None else movies):
                 z = torch.cat([encoder(torch.from_numpy(frames[a:a + args.batch]).permute(0, 3, 1, 2).float() / 255)
                                for a in range(0, len(frames), args.batch)])
                 z = torch.nn.functional.layer_norm(z, z.shape[-1:], eps=1e-5)
@@ -539,11 +556,18 @@ def bench_stream(args, tmp: Path) -> None:
                 out.append(float(err.to(torch.float64).mean((1, 2)).max()))
         return np.array(out)
 
+    def direct_read() -> np.ndarray:  # the same, each movie read from the shard (zarr, no psybench) in turn
+        import zarr
+
+        array = zarr.open_group(store, mode="r")["scene"]
+        return direct(array[i] for i in range(array.shape[0]))
+
     reference = direct()
     got = -np.log(through_psybench()["p"].to_numpy())
     close = np.allclose(got, reference, rtol=1e-5, atol=1e-7)
     n_frames = scene.shape[0] * scene.shape[1]
-    best, best_cpu = interleaved({"psybench": through_psybench, "direct": direct}, n_frames, args.repeats)
+    best, best_cpu = interleaved({"psybench": through_psybench, "direct_read": direct_read, "direct": direct},
+                                 n_frames, args.repeats)
     print(f"representation_surprise, conv encoder, {scene.shape[0]} movies of {scene.shape[1]} frames "
           f"{scene.shape[2]}x{scene.shape[3]}, batches of {args.batch}, window {window}/{stride}/{context}, 1 thread, "
           f"CPU, predictions written, best of {args.repeats}; same surprise as direct: {close}")
@@ -578,6 +602,9 @@ def main() -> None:
 
     import torch
 
+    from psybench._malloc import keep_freed_memory
+
+    keep_freed_memory()  # as the motion and attention jobs' scripts do (for both paths: one process)
     torch.set_num_threads(1)  # psybench's job runs its model on the job's threads: 1 here
     for case in args.cases:
         with tempfile.TemporaryDirectory() as tmp:
