@@ -326,6 +326,19 @@ def report(prefix: str, best: dict, best_cpu: dict) -> None:
         print(f"FIGURE {prefix}_to_direct_read_cpu_ratio {best_cpu['psybench'] / best_cpu['direct_read']:.3f} x")
 
 
+def report_build(prefix: str, spec, repeats: int) -> None:
+    """FIGURE: CPU seconds to build the model once (psybench.deep.built): a job's constant, best of ``repeats``."""
+    from psybench.deep import built
+
+    best = float("inf")
+    for _ in range(repeats):
+        c0 = time.process_time()
+        with built(spec, threads=1):
+            pass
+        best = min(best, time.process_time() - c0)
+    print(f"FIGURE {prefix}_build_cpu_s {best:.3f} s")
+
+
 def report_memory(prefix: str, lengths, results: list[dict]) -> None:
     for n, res in zip(lengths, results):
         print(f"FIGURE {prefix}_peak_rss_{n}_frames_mb {res['peak_mb']:.0f} MB "
@@ -455,6 +468,7 @@ def bench_cnn(args, tmp: Path) -> None:
           f"CPU, feature store written, best of {args.repeats}; same features as direct: {close}; "
           f"store = the model's maps pooled to the grid: {same_grid}")
     report("cnn_resnet18", best, best_cpu)
+    report_build("cnn_resnet18", spec, args.repeats)
     results = []
     for n in args.memory_frames_attention:
         clip = write_avi(tmp / f"clip{n}.avi", n, width, height, seed=1)
@@ -515,6 +529,7 @@ def bench_map(args, tmp: Path) -> None:
           f"{args.batch}, {_GAZE_SUBJECTS} observers, 1 thread, CPU, rows written, best of {args.repeats}; "
           f"same maps as direct: {same}")
     report("map_net", best, best_cpu)
+    report_build("map_net", spec, args.repeats)
     results = []
     for n in args.memory_frames_attention:
         clip = write_avi(tmp / f"clip{n}.avi", n, width, height, seed=1)
@@ -572,6 +587,7 @@ def bench_stream(args, tmp: Path) -> None:
           f"{scene.shape[2]}x{scene.shape[3]}, batches of {args.batch}, window {window}/{stride}/{context}, 1 thread, "
           f"CPU, predictions written, best of {args.repeats}; same surprise as direct: {close}")
     report("stream_surprise", best, best_cpu)
+    report_build("stream_surprise", spec, args.repeats)
     results = []
     for n in args.memory_frames_stream:
         s, t = intphys_shard(tmp / f"intphys{n}", n, args.stream_size)
