@@ -4,9 +4,12 @@ Every case runs one network with random weights written to a local file (nothing
 downloaded), on one torch thread, on the CPU; "direct" is the same network with the same
 weights called on the same batches already in memory, in the same run, interleaved with
 psybench's paths, best of ``--repeats``; the ratio psybench / direct is the figure (target
->= 0.95). Each case also runs its psybench stage in a fresh process at two movie lengths
-and reports the peak RSS (``VmHWM``; the batches are read one at a time, so it should be
-flat).
+>= 0.95). The attention and IntPhys cases also time that loop reading its own input
+("direct_read": the movie file decoded with OpenCV, each movie of the shard read with
+zarr) and the CPU seconds of building the model once (a job's constant). Each case runs
+its psybench stage in a fresh process at two movie lengths and reports the peak RSS
+(``VmHWM``; the batches are read one at a time, so it should be flat). The process keeps
+freed memory for reuse, as the motion and attention jobs' scripts do.
 
 ``motion`` -- RAFT-small (Teed & Deng 2020): frame pairs per second of ``raft_small``
   through the response stage (:func:`psybench.motion.responses.run_motion_model`: the entry
