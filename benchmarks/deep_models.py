@@ -1,20 +1,46 @@
 """Deep models through psybench against the same network called directly: speed and memory.
 
-Motion (RAFT-small, Teed & Deng 2020, random weights: nothing is downloaded):
+Every case runs one network with random weights written to a local file (nothing is
+downloaded), on one torch thread, on the CPU; "direct" is the same network with the same
+weights called on the same batches already in memory, in the same run, interleaved with
+psybench's paths, best of ``--repeats``; the ratio psybench / direct is the figure (target
+>= 0.95). The attention and IntPhys cases also time that loop reading its own input
+("direct_read": the movie file decoded with OpenCV, each movie of the shard read with
+zarr) and the CPU seconds of building the model once (a job's constant). Each case runs
+its psybench stage in a fresh process at two movie lengths and reports the peak RSS
+(``VmHWM``; the batches are read one at a time, so it should be flat). The process keeps
+freed memory for reuse, as the motion and attention jobs' scripts do.
 
-* frames/s (frame pairs per second) of ``raft_small`` through psybench's response stage
-  (:func:`psybench.motion.responses.run_motion_model`: the model resolved from its entry with a
-  local weights file, built once, the frames read from a stimulus store in batches, converted,
-  padded, the flow cropped, checked and written to the response store) against torchvision's
-  RAFT with the same weights called directly on the same batches already in memory
-  (torchvision's ``OpticalFlow`` preset), in the same run, interleaved, best of ``--repeats``;
-  the ratio is the figure (target >= 0.95); also the stage alone
-  (:func:`psybench.motion.responses.batched_pair_blocks` over the stored frames, the model built
-  by :func:`psybench.deep.built`), without the response store's writing and checks;
-* peak RSS (``VmHWM``) of a fresh process running the response stage over movies of two
-  lengths (the batches are read one at a time, so the peak should be flat).
+``motion`` -- RAFT-small (Teed & Deng 2020): frame pairs per second of ``raft_small``
+  through the response stage (:func:`psybench.motion.responses.run_motion_model`: the entry
+  resolved with its weights file, the model built once, the frames read from a stimulus
+  store in batches, converted, padded, the flow cropped, checked and written to the
+  response store) and through the batched pair stage alone
+  (:func:`psybench.motion.responses.batched_pair_blocks`), against torchvision's RAFT on
+  the same batches (its ``OpticalFlow`` preset).
+``cnn`` -- the ResNet-18 feature family (He et al. 2016; ``cnn`` of
+  :mod:`psybench.attention.deep_models`): frames per second of the attention feature stage
+  (:func:`psybench.attention.responses.write_feature_store`: the movie file decoded, RGB
+  batches through the network, the layers area-pooled and written as a feature store on
+  the grid) and of the built model alone on the decoded batches (``CNNFeatures``: input
+  conversion, layers pooled to the finest), against torchvision's ResNet-18 truncated
+  after the deepest chosen layer, on the same normalised batches.
+``map`` -- a user's torch map-output model (a DeepGaze-style readout on ResNet-18 features
+  giving a log-density, Kummerer, Wallis & Bethge 2016; kind ``map``,
+  :mod:`psybench.attention.map_models`): frames per second of the map-scores stage
+  (:func:`psybench.attention.map_models.map_model_rows`: decoded, through the network, put
+  on the grid as a density and scored by the MIT metrics, the rank percentile and the
+  ceiling) and of its maps alone (without the scoring), against the network on the same
+  batches.
+``stream`` -- an IntPhys stream model: ``representation_surprise`` (Garrido et al. 2025,
+  Sec. 2-3; :mod:`psybench.intphys.models.surprise`) around a user's small convolutional
+  encoder: frames per second of the responses stage
+  (:func:`psybench.intphys.responses.predict_shards`: the shard observed, each movie
+  streamed in batches, encoded, windowed, P written) against the encoder, LayerNorm and
+  the windowed prediction error computed directly on the movies' batches in memory.
 
-Run: ``.venv/bin/python benchmarks/deep_models.py [--size 128] [--frames 33] [--batch 8]``.
+Run: ``.venv/bin/python benchmarks/deep_models.py [--cases motion cnn map stream]
+[--repeats 3]`` (``--help`` lists each case's sizes).
 """
 
 from __future__ import annotations
@@ -25,30 +51,84 @@ import os
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
-_CHILD = r"""
-import json, sys
-from psybench.motion.responses import run_motion_model
-from psybench.registry import resolve_model
+CASES = ("motion", "cnn", "map", "stream")
 
-def hwm_mb():  # VmHWM: peak resident set of this process (reset by exec, unlike ru_maxrss)
+#: A user's module, as a user writes it: a map-output factory and a frame encoder (torch).
+USER_MODULE = textwrap.dedent('''
+    """Benchmark models of a user: a DeepGaze-style log-density network and a frame encoder."""
+    import numpy as np
+    import torch
+    import torchvision
+
+    from psybench.deep import load_weights
+
+    MEAN = torch.tensor([0.485, 0.456, 0.406]).view(1, 3, 1, 1)
+    STD = torch.tensor([0.229, 0.224, 0.225]).view(1, 3, 1, 1)
+
+
+    class SaliencyNet(torch.nn.Module):
+        """ResNet-18 up to layer2, a 1 x 1 readout, a log-softmax over space: (b, 3, H, W) -> (b, H/8, W/8)."""
+
+        def __init__(self):
+            super().__init__()
+            r = torchvision.models.resnet18(weights=None)
+            self.features = torch.nn.Sequential(r.conv1, r.bn1, r.relu, r.maxpool, r.layer1, r.layer2)
+            self.readout = torch.nn.Sequential(torch.nn.Conv2d(128, 16, 1), torch.nn.ReLU(), torch.nn.Conv2d(16, 1, 1))
+
+        def forward(self, x):
+            z = self.readout(self.features(x))[:, 0]
+            return torch.log_softmax(z.flatten(1), 1).view_as(z)
+
+
+    def preprocess(frames, device="cpu"):
+        x = torch.from_numpy(np.ascontiguousarray(frames)).to(device).permute(0, 3, 1, 2).float() / 255
+        return (x - MEAN.to(device)) / STD.to(device)
+
+
+    def saliency_net():
+        torch.manual_seed(0)
+        return SaliencyNet().eval()
+
+
+    def build_map(*, weights=None, device="cpu", output="log_density"):
+        net = saliency_net()
+        if weights is not None:
+            load_weights(net, weights, model="saliency_net")
+        net = net.to(device)
+
+        def predict(frames):
+            return net(preprocess(frames, device)).cpu().numpy()
+        return predict
+
+
+    def encoder():
+        torch.manual_seed(0)
+        return torch.nn.Sequential(
+            torch.nn.Conv2d(3, 16, 5, stride=2, padding=2), torch.nn.ReLU(),
+            torch.nn.Conv2d(16, 32, 3, stride=2, padding=1), torch.nn.ReLU(),
+            torch.nn.Conv2d(32, 64, 3, stride=2, padding=1), torch.nn.ReLU(),
+            torch.nn.AdaptiveAvgPool2d(6), torch.nn.Flatten(1))
+''')
+
+_GAZE_SUBJECTS = 4
+
+
+def hwm_mb() -> float:
+    """VmHWM: peak resident set of this process (reset by exec, unlike ``ru_maxrss``)."""
     for line in open("/proc/self/status"):
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) / 1024
     return -1.0
 
-stim, out, weights, batch, updates = sys.argv[1:4] + [int(a) for a in sys.argv[4:6]]
-spec = resolve_model({"name": "raft_small", "algorithm": "raft_small", "weights": weights, "batch_size": batch,
-                      "params": {"num_flow_updates": updates}})
-import torch  # imported before the baseline: the stage imports it anyway
-before = hwm_mb()
-run_motion_model(spec, stim, out, threads=1, show_progress=False)
-print(json.dumps({"before_mb": before, "peak_mb": hwm_mb()}))
-"""
+
+# ---------------------------------------------------------------- data ------------------------------------------------
 
 
 def movie(n_t: int, size: int, seed: int = 0) -> np.ndarray:
@@ -74,99 +154,481 @@ def write_movie(path: Path, frames: np.ndarray) -> None:
     write_store(path, {"frames": ArraySpec(frames, ("t", "y", "x"), chunks=(16, height, width))}, attrs)
 
 
-def peak_rss(stim: Path, out: Path, weights: Path, batch: int, updates: int) -> dict:
-    out = subprocess.run([sys.executable, "-c", _CHILD, str(stim), str(out), str(weights), str(batch), str(updates)],
-                         capture_output=True, text=True, check=True, env={**os.environ})
+def write_avi(path: Path, n_t: int, width: int, height: int, seed: int = 0) -> Path:
+    """An MJPG movie file of a drifting colour texture at 10 frames/s (the attention track's input)."""
+    import cv2
+
+    grey = movie(n_t, max(width, height), seed)[:, :height, :width]
+    vw = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10.0, (width, height))
+    for t, g in enumerate(grey):
+        rgb = np.stack([g, np.roll(g, 7 + t, axis=1), 1 - g], -1)
+        vw.write(np.rint(rgb * 255).astype(np.uint8))
+    vw.release()
+    return path
+
+
+def decoded(path: Path) -> np.ndarray:
+    """Every frame of a movie file, RGB uint8 (t, H, W, 3), as psybench's attention stage decodes it."""
+    import cv2
+
+    cap = cv2.VideoCapture(str(path))
+    frames = []
+    while (r := cap.read())[0]:
+        frames.append(cv2.cvtColor(r[1], cv2.COLOR_BGR2RGB))
+    cap.release()
+    return np.stack(frames)
+
+
+def gaze_table(n_t: int, width: int, height: int):
+    """Fixations of a few observers on every frame, as the attention track's gaze table holds them."""
+    import pandas as pd
+
+    rng = np.random.default_rng(3)
+    return pd.DataFrame([{"subject": f"s{s}", "movie": "clip", "frame": f, "t_ms": f * 100.0,
+                          "x": rng.uniform(0, width), "y": rng.uniform(0, height), "valid": True}
+                         for s in range(_GAZE_SUBJECTS) for f in range(n_t)])
+
+
+def intphys_shard(root: Path, n_frames: int, size: int) -> tuple[Path, Path]:
+    """One ingested dev shard of generated IntPhys movies (block O1, one quadruplet per condition)."""
+    from psybench.intphys.generate import generate_intphys
+    from psybench.intphys.ingest import ingest_shard, list_movies
+
+    generate_intphys(root, "dev", n_frames=n_frames, height=size, width=size, seed=5, blocks=("O1",), threads=1)
+    n = len(list_movies(root, "dev"))
+    ingest_shard(root, "dev", root / "shard_0000.zarr", root / "shard_0000.csv", shard=0, shard_size=n, threads=1)
+    return root / "shard_0000.zarr", root / "shard_0000.csv"
+
+
+# ---------------------------------------------------------------- entries ---------------------------------------------
+
+
+def raft_entry(weights: Path, batch: int, updates: int) -> dict:
+    return {"name": "raft_small", "algorithm": "raft_small", "weights": str(weights), "batch_size": batch,
+            "params": {"num_flow_updates": updates}}
+
+
+def cnn_entry(weights: Path, batch: int, layers: list[str], resolution) -> dict:
+    return {"name": "resnet", "algorithm": "cnn", "weights": str(weights), "batch_size": batch,
+            "params": {"arch": "resnet18", "layers": list(layers), "resolution": resolution}}
+
+
+def map_entry(weights: Path, batch: int) -> dict:
+    return {"name": "saliency_net", "callable": "psybench_bench_user:build_map", "kind": "map", "factory": True,
+            "weights": str(weights), "batch_size": batch, "params": {"output": "log_density"}}
+
+
+def stream_entry(weights: Path, batch: int, window: int, stride: int, context: int) -> dict:
+    return {"name": "surprise", "algorithm": "representation_surprise", "weights": str(weights), "batch_size": batch,
+            "params": {"encoder": "psybench_bench_user:encoder", "window": window, "stride": stride,
+                       "context": context}}
+
+
+def write_user_module(folder: Path) -> None:
+    (folder / "psybench_bench_user.py").write_text(USER_MODULE)
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
+
+
+# ---------------------------------------------------------------- psybench's stages (also run by the child) -----------
+
+
+def motion_stage(spec, stim: Path, out: Path) -> Path:
+    from psybench.motion.responses import run_motion_model
+
+    return run_motion_model(spec, stim, out, threads=1, show_progress=False)
+
+
+def cnn_stage(spec, stim: Path, out: Path, movie_file: Path) -> Path:
+    from psybench.attention.responses import write_feature_store
+    from psybench.handoff import describe_model
+
+    return write_feature_store(stim, out, model=describe_model(spec), movie_file=movie_file, num_workers=1)
+
+
+def map_stage(spec, stim: Path, out: Path, movie_file: Path, gaze):
+    from psybench.attention.map_models import map_model_rows
+
+    return map_model_rows(spec, "clip", ["clip"], stim, gaze, movie_file=movie_file, threads=1, out=out)
+
+
+def stream_stage(spec, store: Path, table: Path, out: Path):
+    from psybench.intphys.responses import predict_shards
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    return predict_shards(spec, [store], [table], [out], threads=1)[0]
+
+
+def child(case: str, payload: str) -> None:
+    """Run one psybench stage in this fresh process and print its peak RSS (JSON)."""
+    a = json.loads(payload)
+    if a.get("path"):
+        sys.path.insert(0, a["path"])
+    import torch  # noqa: F401 - imported before the baseline: every stage imports it anyway
+    import torchvision  # noqa: F401
+
+    from psybench._malloc import keep_freed_memory
+
+    keep_freed_memory()
+
+    from psybench.registry import resolve_model
+
+    before = hwm_mb()
+    track = {"motion": "motion", "cnn": "attention", "map": "attention", "stream": "intphys"}[case]
+    spec = resolve_model(a["entry"], track=track)
+    if case == "motion":
+        motion_stage(spec, Path(a["stim"]), Path(a["out"]))
+    elif case == "cnn":
+        cnn_stage(spec, Path(a["stim"]), Path(a["out"]), Path(a["movie_file"]))
+    elif case == "map":
+        map_stage(spec, Path(a["stim"]), Path(a["out"]), Path(a["movie_file"]), gaze_table(*a["gaze"]))
+    else:
+        stream_stage(spec, Path(a["store"]), Path(a["table"]), Path(a["out"]))
+    print(json.dumps({"before_mb": before, "peak_mb": hwm_mb()}))
+
+
+def peak_rss(case: str, **payload) -> dict:
+    out = subprocess.run([sys.executable, __file__, "--child", case, json.dumps(payload, default=str)],
+                         capture_output=True, text=True, env={**os.environ})
+    if out.returncode != 0:
+        raise RuntimeError(f"benchmark child {case} failed:\n{out.stderr[-3000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--size", type=int, default=128, help="frame side, px")
-    ap.add_argument("--frames", type=int, default=33, help="frames of the timed movie (frames - 1 pairs)")
-    ap.add_argument("--batch", type=int, default=8, help="pairs per call")
-    ap.add_argument("--updates", type=int, default=12, help="RAFT's num_flow_updates")
-    ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--memory-frames", type=int, nargs=2, default=(17, 65))
-    args = ap.parse_args()
+# ---------------------------------------------------------------- measuring -------------------------------------------
 
+
+def interleaved(runs: dict[str, Callable[[], object]], n: int, repeats: int) -> tuple[dict, dict]:
+    """Best items/s over ``repeats`` rounds of every run in turn (wall clock, and per CPU second of the process)."""
+    best = dict.fromkeys(runs, 0.0)
+    best_cpu = dict.fromkeys(runs, 0.0)  # items per CPU second: less sensitive to other jobs on a shared machine
+    for _ in range(repeats):  # interleaved: all see the same machine load
+        for key, run in runs.items():
+            t0, c0 = time.perf_counter(), time.process_time()
+            run()
+            best[key] = max(best[key], n / (time.perf_counter() - t0))
+            best_cpu[key] = max(best_cpu[key], n / (time.process_time() - c0))
+    return best, best_cpu
+
+
+def report(prefix: str, best: dict, best_cpu: dict) -> None:
+    """FIGURE lines: each path's frames/s (wall and CPU) and its ratio to ``direct``."""
+    for key in best:
+        print(f"FIGURE {prefix}_{key}_frames_per_s {best[key]:.2f} frames/s")
+    for key in best:
+        if key != "direct":
+            name = prefix if key == "psybench" else f"{prefix}_{key}"
+            print(f"FIGURE {name}_ratio {best[key] / best['direct']:.3f} x")
+    for key in best_cpu:
+        print(f"FIGURE {prefix}_{key}_frames_per_cpu_s {best_cpu[key]:.2f} frames/s")
+    for key in best_cpu:
+        if key != "direct":
+            name = prefix if key == "psybench" else f"{prefix}_{key}"
+            print(f"FIGURE {name}_cpu_ratio {best_cpu[key] / best_cpu['direct']:.3f} x")
+    if "direct_read" in best_cpu:  # psybench against a direct loop that also reads its own input
+        print(f"FIGURE {prefix}_to_direct_read_cpu_ratio {best_cpu['psybench'] / best_cpu['direct_read']:.3f} x")
+
+
+def report_build(prefix: str, spec, repeats: int) -> None:
+    """FIGURE: CPU seconds to build the model once (psybench.deep.built): a job's constant, best of ``repeats``."""
+    from psybench.deep import built
+
+    best = float("inf")
+    for _ in range(repeats):
+        c0 = time.process_time()
+        with built(spec, threads=1):
+            pass
+        best = min(best, time.process_time() - c0)
+    print(f"FIGURE {prefix}_build_cpu_s {best:.3f} s")
+
+
+def report_memory(prefix: str, lengths, results: list[dict]) -> None:
+    for n, res in zip(lengths, results):
+        print(f"FIGURE {prefix}_peak_rss_{n}_frames_mb {res['peak_mb']:.0f} MB "
+              f"(after imports: {res['before_mb']:.0f} MB)")
+    print(f"FIGURE {prefix}_peak_rss_ratio {results[1]['peak_mb'] / results[0]['peak_mb']:.3f} x")
+
+
+# ---------------------------------------------------------------- cases -----------------------------------------------
+
+
+def bench_motion(args, tmp: Path) -> None:
     import torch
     from torchvision.models import optical_flow
 
     from psybench.deep import built
     from psybench.io.store import open_store
-    from psybench.motion.responses import batched_pair_blocks, run_motion_model
+    from psybench.motion.responses import batched_pair_blocks
     from psybench.registry import resolve_model
 
-    torch.set_num_threads(1)  # psybench's job runs its model on the job's threads: 1 here
     torch.manual_seed(0)
     network = optical_flow.raft_small(weights=None, progress=False).eval()
     preset = optical_flow.Raft_Small_Weights.DEFAULT.transforms()
     frames = movie(args.frames, args.size)
-    with tempfile.TemporaryDirectory() as tmp:
-        weights = Path(tmp) / "raft_small.pt"
-        torch.save(network.state_dict(), weights)
-        store = Path(tmp) / "movie.zarr"
-        write_movie(store, frames)
-        spec = resolve_model({"name": "raft_small", "algorithm": "raft_small", "weights": str(weights),
-                              "batch_size": args.batch, "params": {"num_flow_updates": args.updates}})
+    weights = tmp / "raft_small.pt"
+    torch.save(network.state_dict(), weights)
+    store = tmp / "movie.zarr"
+    write_movie(store, frames)
+    spec = resolve_model(raft_entry(weights, args.batch, args.updates))
 
-        def through_psybench() -> np.ndarray:
-            out = run_motion_model(spec, store, Path(tmp) / "responses.zarr", threads=1, show_progress=False)
-            return open_store(out)["flow"].compute()
+    def through_psybench() -> np.ndarray:
+        return open_store(motion_stage(spec, store, tmp / "responses.zarr"))["flow"].compute()
 
-        def stage() -> np.ndarray:
-            with built(spec, threads=1) as (model, _):
-                stored = open_store(store)["frames"]
-                return np.concatenate([b["flow"] for b in batched_pair_blocks(model, stored, name="raft_small",
-                                                                               batch_size=args.batch)])
+    def stage() -> np.ndarray:
+        with built(spec, threads=1) as (model, _):
+            stored = open_store(store)["frames"]
+            return np.concatenate([b["flow"] for b in batched_pair_blocks(model, stored, name="raft_small",
+                                                                           batch_size=args.batch)])
 
-        def direct() -> np.ndarray:
-            out = [np.zeros(frames.shape[1:] + (2,), np.float32)]
+    def direct() -> np.ndarray:
+        out = [np.zeros(frames.shape[1:] + (2,), np.float32)]
+        with torch.inference_mode():
             for start in range(1, len(frames), args.batch):
                 stop = min(len(frames), start + args.batch)
                 img1 = torch.from_numpy(frames[start - 1:stop - 1])[:, None].expand(-1, 3, -1, -1)
                 img2 = torch.from_numpy(frames[start:stop])[:, None].expand(-1, 3, -1, -1)
                 flow = network(*preset(img1, img2), num_flow_updates=args.updates)[-1]
                 out.extend(flow.permute(0, 2, 3, 1).numpy())
-            return np.stack(out)
+        return np.stack(out)
 
-        def direct_inference() -> np.ndarray:
-            with torch.inference_mode():
-                return direct()
+    reference = direct()  # also the warm-up
+    same = np.array_equal(through_psybench(), reference) and np.array_equal(stage(), reference)
+    best, best_cpu = interleaved({"psybench": through_psybench, "stage": stage, "direct": direct},
+                                 len(frames) - 1, args.repeats)
+    print(f"raft_small, {args.size}x{args.size}, {len(frames) - 1} pairs in batches of {args.batch}, "
+          f"{args.updates} updates, 1 thread, CPU, response store written, best of {args.repeats}; "
+          f"same flow bit for bit: {same}")
+    report("raft_small", best, best_cpu)
+    results = []
+    for n in args.memory_frames:
+        path = tmp / f"movie{n}.zarr"
+        write_movie(path, movie(n, args.size, seed=1))
+        results.append(peak_rss("motion", entry=raft_entry(weights, args.batch, 2), stim=path,
+                                out=tmp / f"responses{n}.zarr"))
+    report_memory("raft_small", args.memory_frames, results)
 
-        reference = direct_inference()  # also the warm-up
-        same = np.array_equal(through_psybench(), reference) and np.array_equal(stage(), reference)
-        best = {"psybench": 0.0, "stage": 0.0, "direct": 0.0}
-        best_cpu = dict(best)  # frames per CPU second: less sensitive to other jobs on a shared machine
-        for _ in range(args.repeats):  # interleaved: all see the same machine load
-            for key, run in (("psybench", through_psybench), ("stage", stage), ("direct", direct_inference)):
-                t0, c0 = time.perf_counter(), time.process_time()
-                run()
-                best[key] = max(best[key], (len(frames) - 1) / (time.perf_counter() - t0))
-                best_cpu[key] = max(best_cpu[key], (len(frames) - 1) / (time.process_time() - c0))
-        print(f"raft_small, {args.size}x{args.size}, {len(frames) - 1} pairs in batches of {args.batch}, "
-              f"{args.updates} updates, 1 thread, CPU, response store written, best of {args.repeats}; "
-              f"same flow bit for bit: {same}")
-        print(f"FIGURE raft_small_psybench_frames_per_s {best['psybench']:.2f} frames/s")
-        print(f"FIGURE raft_small_direct_frames_per_s {best['direct']:.2f} frames/s")
-        print(f"FIGURE raft_small_ratio {best['psybench'] / best['direct']:.3f} x")
-        print(f"FIGURE raft_small_stage_frames_per_s {best['stage']:.2f} frames/s")
-        print(f"FIGURE raft_small_stage_ratio {best['stage'] / best['direct']:.3f} x")
-        for key in best_cpu:
-            print(f"FIGURE raft_small_{key}_frames_per_cpu_s {best_cpu[key]:.2f} frames/s")
-        print(f"FIGURE raft_small_cpu_ratio {best_cpu['psybench'] / best_cpu['direct']:.3f} x")
-        print(f"FIGURE raft_small_stage_cpu_ratio {best_cpu['stage'] / best_cpu['direct']:.3f} x")
 
-        peaks = []
-        for n in args.memory_frames:
-            path = Path(tmp) / f"movie{n}.zarr"
-            write_movie(path, movie(n, args.size, seed=1))
-            res = peak_rss(path, Path(tmp) / f"responses{n}.zarr", weights, args.batch, 2)
-            peaks.append(res["peak_mb"])
-            print(f"FIGURE raft_small_peak_rss_{n}_frames_mb {res['peak_mb']:.0f} MB "
-                  f"(after imports: {res['before_mb']:.0f} MB)")
-        print(f"FIGURE raft_small_peak_rss_ratio {peaks[1] / peaks[0]:.3f} x")
+def bench_cnn(args, tmp: Path) -> None:
+    import torch
+    import torchvision
+    from torchvision.transforms.v2 import functional as TF
+
+    from psybench.attention.deep_models import IMAGENET_MEAN, IMAGENET_STD, area_resize, rgb_batches
+    from psybench.attention.stimuli import ingest_movie
+    from psybench.deep import built
+    from psybench.io.store import open_store
+    from psybench.registry import resolve_model
+
+    width, height = args.cnn_size
+    layers = args.cnn_layers
+    torch.manual_seed(0)
+    net = torchvision.models.resnet18(weights=None).eval()
+    weights = tmp / "resnet18.pt"
+    torch.save(net.state_dict(), weights)
+    avi = write_avi(tmp / "clip.avi", args.cnn_frames, width, height)
+    stim = ingest_movie(avi, tmp / "clip.zarr", grid=(40, 30))
+    spec = resolve_model(cnn_entry(weights, args.batch, layers, "native"), track="attention")
+    rgb = decoded(avi)
+    batches = [rgb[a:a + args.batch] for a in range(0, len(rgb), args.batch)]
+    names = ["conv1", "bn1", "relu", "maxpool", "layer1", "layer2", "layer3", "layer4"]
+    trunk = torch.nn.Sequential(*[getattr(net, n) for n in names[:max(names.index(n) for n in layers) + 1]])
+
+    def through_psybench() -> np.ndarray:
+        return np.asarray(open_store(cnn_stage(spec, stim, tmp / "cnn.zarr", avi))["maps"])
+
+    def model() -> list[np.ndarray]:
+        with built(spec, threads=1) as (cnn, _):
+            return [cnn(b) for b in rgb_batches(stim, movie_file=avi, batch_size=args.batch)]
+
+    def direct(given=None) -> list[dict]:
+        out = []
+        with torch.inference_mode():
+            for b in batches if given is None else given:
+                x = TF.normalize(torch.from_numpy(b).permute(0, 3, 1, 2).float() / 255, IMAGENET_MEAN, IMAGENET_STD)
+                feats = {}
+                for name, module in zip(names, trunk):
+                    x = module(x)
+                    if name in layers:
+                        feats[name] = x.numpy()
+                out.append(feats)
+        return out
+
+    def direct_read() -> list[dict]:  # the same, on batches it decodes from the movie file itself
+        frames = decoded(avi)
+        return direct([frames[a:a + args.batch] for a in range(0, len(frames), args.batch)])
+
+    reference = direct()
+    got = model()
+    close = all(np.allclose(m[..., :f[layers[0]].shape[1]],
+                            area_resize(f[layers[0]].transpose(0, 2, 3, 1), m.shape[1:3]), rtol=1e-4, atol=1e-4)
+                for m, f in zip(got, reference))
+    pooled = np.asarray(through_psybench())
+    same_grid = np.allclose(pooled, area_resize(np.concatenate(got), pooled.shape[1:3]), rtol=1e-5, atol=1e-5)
+    best, best_cpu = interleaved({"psybench": through_psybench, "model": model, "direct_read": direct_read,
+                                  "direct": direct},
+                                 len(rgb), args.repeats)
+    print(f"cnn resnet18 {layers}, {width}x{height} native, {len(rgb)} frames in batches of {args.batch}, 1 thread, "
+          f"CPU, feature store written, best of {args.repeats}; same features as direct: {close}; "
+          f"store = the model's maps pooled to the grid: {same_grid}")
+    report("cnn_resnet18", best, best_cpu)
+    report_build("cnn_resnet18", spec, args.repeats)
+    results = []
+    for n in args.memory_frames_attention:
+        clip = write_avi(tmp / f"clip{n}.avi", n, width, height, seed=1)
+        # the stimulus store is named after the movie file, as the workflow names it
+        s = ingest_movie(clip, tmp / f"clip{n}.zarr", grid=(40, 30))
+        results.append(peak_rss("cnn", entry=cnn_entry(weights, args.batch, layers, "native"), stim=s,
+                                out=tmp / f"cnn{n}.zarr", movie_file=clip))
+    report_memory("cnn_resnet18", args.memory_frames_attention, results)
+
+
+def bench_map(args, tmp: Path) -> None:
+    import torch
+
+    from psybench.attention.deep_models import rgb_batches
+    from psybench.attention.map_models import maps_to_grid
+    from psybench.attention.stimuli import ingest_movie
+    from psybench.deep import built
+    from psybench.registry import resolve_model
+
+    write_user_module(tmp)
+    import psybench_bench_user as user
+
+    width, height = args.cnn_size
+    net = user.saliency_net()
+    weights = tmp / "saliency_net.pt"
+    torch.save(net.state_dict(), weights)
+    avi = write_avi(tmp / "clip.avi", args.cnn_frames, width, height)
+    stim = ingest_movie(avi, tmp / "clip.zarr", grid=(40, 30))
+    spec = resolve_model(map_entry(weights, args.batch), track="attention")
+    gaze = gaze_table(args.cnn_frames, width, height)
+    rgb = decoded(avi)
+    batches = [rgb[a:a + args.batch] for a in range(0, len(rgb), args.batch)]
+
+    def through_psybench():
+        return map_stage(spec, stim, tmp / "map_rows.csv", avi, gaze)
+
+    def maps() -> np.ndarray:
+        with built(spec, threads=1) as (predict, _):
+            return np.concatenate([maps_to_grid(predict(b), (30, 40), output="log_density")
+                                   for b in rgb_batches(stim, movie_file=avi, batch_size=args.batch)])
+
+    def direct() -> list[np.ndarray]:
+        with torch.inference_mode():
+            return [net(user.preprocess(b)).numpy() for b in batches]
+
+    def direct_read() -> list[np.ndarray]:  # the same, on batches it decodes from the movie file itself
+        frames = decoded(avi)
+        with torch.inference_mode():
+            return [net(user.preprocess(frames[a:a + args.batch])).numpy() for a in range(0, len(frames), args.batch)]
+
+    reference = direct()
+    same = np.array_equal(maps(), np.concatenate([maps_to_grid(r, (30, 40), output="log_density")
+                                                  for r in reference]))
+    best, best_cpu = interleaved({"psybench": through_psybench, "maps": maps, "direct_read": direct_read,
+                                  "direct": direct},
+                                 len(rgb), args.repeats)
+    print(f"map model (ResNet-18 layer2 + readout, log-density), {width}x{height}, {len(rgb)} frames in batches of "
+          f"{args.batch}, {_GAZE_SUBJECTS} observers, 1 thread, CPU, rows written, best of {args.repeats}; "
+          f"same maps as direct: {same}")
+    report("map_net", best, best_cpu)
+    report_build("map_net", spec, args.repeats)
+    results = []
+    for n in args.memory_frames_attention:
+        clip = write_avi(tmp / f"clip{n}.avi", n, width, height, seed=1)
+        s = ingest_movie(clip, tmp / f"clip{n}.zarr", grid=(40, 30))
+        results.append(peak_rss("map", entry=map_entry(weights, args.batch), stim=s, out=tmp / f"map{n}.csv",
+                                movie_file=clip, gaze=[n, width, height], path=tmp))
+    report_memory("map_net", args.memory_frames_attention, results)
+
+
+def bench_stream(args, tmp: Path) -> None:
+    import torch
+
+    from psybench.intphys.models import observe
+    from psybench.registry import resolve_model
+
+    write_user_module(tmp)
+    import psybench_bench_user as user
+
+    window, stride, context = 16, 2, 8
+    encoder = user.encoder().eval()
+    weights = tmp / "encoder.pt"
+    torch.save(encoder.state_dict(), weights)
+    store, table = intphys_shard(tmp / "intphys", args.stream_frames, args.stream_size)
+    spec = resolve_model(stream_entry(weights, args.batch, window, stride, context), track="intphys")
+    scene = np.asarray(observe(store, table).scene)  # every movie's frames in memory: the direct path's input
+
+    def through_psybench():
+        return stream_stage(spec, store, table, tmp / "predictions" / "shard_0000.csv")
+
+    def direct(movies=None) -> np.ndarray:
+        out = []
+        with torch.inference_mode():
+            for frames in (scene if movies is None else movies):
+                z = torch.cat([encoder(torch.from_numpy(frames[a:a + args.batch]).permute(0, 3, 1, 2).float() / 255)
+                               for a in range(0, len(frames), args.batch)])
+                z = torch.nn.functional.layer_norm(z, z.shape[-1:], eps=1e-5)
+                win = z.unfold(0, window, stride)  # (n windows, D, window)
+                err = (win[..., context:] - win[..., context - 1:context]).abs()
+                out.append(float(err.to(torch.float64).mean((1, 2)).max()))
+        return np.array(out)
+
+    def direct_read() -> np.ndarray:  # the same, each movie read from the shard (zarr, no psybench) in turn
+        import zarr
+
+        array = zarr.open_group(store, mode="r")["scene"]
+        return direct(array[i] for i in range(array.shape[0]))
+
+    reference = direct()
+    got = -np.log(through_psybench()["p"].to_numpy())
+    close = np.allclose(got, reference, rtol=1e-5, atol=1e-7)
+    n_frames = scene.shape[0] * scene.shape[1]
+    best, best_cpu = interleaved({"psybench": through_psybench, "direct_read": direct_read, "direct": direct},
+                                 n_frames, args.repeats)
+    print(f"representation_surprise, conv encoder, {scene.shape[0]} movies of {scene.shape[1]} frames "
+          f"{scene.shape[2]}x{scene.shape[3]}, batches of {args.batch}, window {window}/{stride}/{context}, 1 thread, "
+          f"CPU, predictions written, best of {args.repeats}; same surprise as direct: {close}")
+    report("stream_surprise", best, best_cpu)
+    report_build("stream_surprise", spec, args.repeats)
+    results = []
+    for n in args.memory_frames_stream:
+        s, t = intphys_shard(tmp / f"intphys{n}", n, args.stream_size)
+        results.append(peak_rss("stream", entry=stream_entry(weights, args.batch, window, stride, context),
+                                store=s, table=t, out=tmp / f"predictions{n}" / "shard_0000.csv", path=tmp))
+    report_memory("stream_surprise", args.memory_frames_stream, results)
+
+
+def main() -> None:
+    if len(sys.argv) == 4 and sys.argv[1] == "--child":
+        return child(sys.argv[2], sys.argv[3])
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cases", nargs="+", choices=CASES, default=list(CASES))
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--batch", type=int, default=8, help="frames (pairs) per call, every case")
+    ap.add_argument("--size", type=int, default=128, help="motion: frame side, px")
+    ap.add_argument("--frames", type=int, default=33, help="motion: frames of the timed movie (frames - 1 pairs)")
+    ap.add_argument("--updates", type=int, default=12, help="motion: RAFT's num_flow_updates")
+    ap.add_argument("--memory-frames", type=int, nargs=2, default=(17, 65), help="motion: movie lengths for RSS")
+    ap.add_argument("--cnn-size", type=int, nargs=2, default=(320, 240), help="cnn, map: movie width height, px")
+    ap.add_argument("--cnn-frames", type=int, default=48, help="cnn, map: frames of the timed movie")
+    ap.add_argument("--cnn-layers", nargs="+", default=["layer1", "layer2"], help="cnn: ResNet-18 layers")
+    ap.add_argument("--memory-frames-attention", type=int, nargs=2, default=(24, 96), help="cnn, map: lengths for RSS")
+    ap.add_argument("--stream-size", type=int, default=96, help="stream: IntPhys frame side, px (IntPhys: 288)")
+    ap.add_argument("--stream-frames", type=int, default=32, help="stream: frames per movie")
+    ap.add_argument("--memory-frames-stream", type=int, nargs=2, default=(16, 64), help="stream: lengths for RSS")
+    args = ap.parse_args()
+
+    import torch
+
+    from psybench._malloc import keep_freed_memory
+
+    keep_freed_memory()  # as the motion and attention jobs' scripts do (for both paths: one process)
+    torch.set_num_threads(1)  # psybench's job runs its model on the job's threads: 1 here
+    for case in args.cases:
+        with tempfile.TemporaryDirectory() as tmp:
+            {"motion": bench_motion, "cnn": bench_cnn, "map": bench_map, "stream": bench_stream}[case](args, Path(tmp))
+        sys.stdout.flush()
 
 
 if __name__ == "__main__":

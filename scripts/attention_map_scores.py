@@ -4,6 +4,10 @@ import sys
 
 sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
 
+from psybench._malloc import keep_freed_memory  # noqa: E402
+
+keep_freed_memory()  # each batch's network and pooling temporaries reused, not page-faulted in again
+
 from psybench.attention.pipeline import map_scores  # noqa: E402
 
 settings = snakemake.params.settings  # noqa: F821

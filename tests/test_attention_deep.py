@@ -48,6 +48,7 @@ def _reference_features(net, frames, layers, size=None):
 @pytest.mark.parametrize(("arch", "layers", "resolution"), [
     ("resnet18", ["layer1", "layer2"], "native"),
     ("vgg11", ["features.5"], [40, 32]),
+    ("resnet18", ["layer1.0.add", "layer2"], "native"),  # a graph node that is no module
 ])
 def test_cnn_features_equal_torchvision_extractor(arch, layers, resolution):
     torch.set_num_threads(1)
@@ -63,6 +64,21 @@ def test_cnn_features_equal_torchvision_extractor(arch, layers, resolution):
     assert list(got) == layers
     for name in layers:
         np.testing.assert_array_equal(got[name], ref[name])  # bit for bit on CPU
+
+
+@pytest.mark.parametrize(("arch", "layer"), [("resnet18", "layer2"), ("vgg11", "features.5")])
+def test_cnn_features_from_a_weights_file_equal_the_network_with_those_weights(arch, layer, tmp_path):
+    """Built from a weights file (no random draw first), every tensor is the file's: bit for bit."""
+    torch.set_num_threads(1)
+    torch.manual_seed(5)
+    net = getattr(torchvision.models, arch)(weights=None).eval()
+    torch.save(net.state_dict(), tmp_path / "w.pt")
+    model = CNNFeatures(arch=arch, layers=[layer], weights=str(tmp_path / "w.pt"), seed=1)
+    kept = model.extractor.state_dict()
+    assert kept and all(torch.equal(v, net.state_dict()[k]) for k, v in kept.items())
+    assert all(not t.is_meta for t in model.extractor.state_dict().values())
+    frames = _frames()
+    np.testing.assert_array_equal(model.features(frames)[layer], _reference_features(net, frames, [layer])[layer])
 
 
 def test_cnn_maps_are_layers_area_pooled_to_the_finest():
@@ -105,6 +121,29 @@ def test_area_resize_is_a_block_mean_at_an_integer_factor():
     block = a.reshape(1, 2, 3, 3, 3).mean(axis=(2, 4))
     np.testing.assert_allclose(area_resize(a, (2, 3)), block, rtol=1e-6)
     assert np.allclose(area_weights(5, 3).sum(1), 1.0)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.uint8])
+@pytest.mark.parametrize(("src", "dst"), [((30, 40), (30, 40)), ((15, 20), (30, 40)), ((60, 80), (30, 40)),
+                                          ((37, 53), (30, 40)), ((30, 53), (30, 40)), ((10, 80), (30, 40)),
+                                          ((1, 1), (3, 2)), ((7, 5), (1, 1))])
+def test_area_resize_axis_by_axis_equals_the_weights_over_both_axes(src, dst, dtype):
+    """The pooling one axis at a time (kept, block mean, repeat or product) equals the separable weights
+    applied over both axes at once, as the pooling was first written; bit for bit where no cell is averaged."""
+    rng = np.random.default_rng(8)
+    for shape in ((3, *src), (3, *src, 5)):
+        a = (rng.random(shape) * 255).astype(dtype)
+        sub = "byx" if a.ndim == 3 else "byxk"
+        ref = np.einsum(f"Yy,{sub},Xx->{sub.replace('y', 'Y').replace('x', 'X')}", area_weights(src[0], dst[0]),
+                        np.asarray(a, np.float64), area_weights(src[1], dst[1])).astype(np.float32)
+        got = area_resize(a, dst)
+        assert got.dtype == np.float32 and got.shape == ref.shape and got.flags.c_contiguous
+        if all(d % s == 0 for s, d in zip(src, dst)):
+            np.testing.assert_array_equal(got, ref)
+        else:
+            np.testing.assert_allclose(got, ref, rtol=2e-7, atol=1e-12)
+    view = np.random.default_rng(9).random((2, 5, 30, 40)).astype(np.float32).transpose(0, 2, 3, 1)
+    np.testing.assert_array_equal(area_resize(view, (30, 40)), view)  # a torch layout's view: kept, copied
 
 
 def test_cnn_features_bad_entries_name_the_key():

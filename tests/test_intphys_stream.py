@@ -75,6 +75,32 @@ def test_largest_array_handed_to_a_model_is_one_batch(shard):
     assert len(seen) == len(obs.movies) * 5
 
 
+def test_each_array_of_a_movie_is_read_once_per_pass_and_only_if_used(shard, monkeypatch):
+    """The shard's chunks hold whole movies: a batch-by-batch read decoded them again for every batch."""
+    import pickle
+
+    from psybench.intphys.models import observation as observation_module
+
+    obs = observe(shard / "s.zarr", shard / "s.csv")
+    names = {id(obs.scene): "scene", id(obs.depth): "depth", id(obs.masks): "masks"}
+    reads = []
+    real = observation_module.Movies.__getitem__
+    monkeypatch.setattr(observation_module.Movies, "__getitem__",
+                        lambda self, key: reads.append(names[id(self)]) or real(self, key))
+    movies = list(zip(range(3), movie_streams(obs, 4)))  # 5 batches a movie
+    for _, movie in movies:
+        assert sum(f.scene.sum() >= 0 for f in movie) == 5
+    assert reads == ["scene"] * 3  # once a movie; depth and masks never asked for, never read
+    reads.clear()
+    batches = list(movies[0][1])
+    assert [f.masks.shape[0] for f in batches] == [4] * 5 and reads == ["masks"]
+    whole = np.asarray(obs.scene[0])
+    f = pickle.loads(pickle.dumps(batches[1]))
+    np.testing.assert_array_equal(f.scene, whole[4:8])
+    scene, depth, masks = batches[1]
+    assert depth.shape == (4, 48, 48) and masks is batches[1][2] and not scene.flags.writeable
+
+
 def test_a_stream_leads_to_no_labels_or_paths(shard):
     obs = observe(shard / "s.zarr", shard / "s.csv")
     movie = next(movie_streams(obs, 2))
@@ -133,6 +159,48 @@ def test_surprise_equals_numpy_recomputation_for_any_batching(shard, encoder_mod
     z = np.array([[0.0, 1.0], [2.0, 5.0], [1.0, 1.0]])
     assert window_surprises(z, window=3, stride=1, context=1) == pytest.approx([(2 + 4 + 1 + 0) / 4])
     assert window_surprises(z, window=3, stride=1, context=2, predictor="linear") == pytest.approx([(3 + 8) / 2])
+
+
+@pytest.mark.parametrize(("window", "stride", "context", "predictor"),
+                         [(8, 3, 5, "last"), (6, 2, 3, "linear"), (16, 1, 8, "linear"), (5, 5, 4, "last")])
+def test_windows_scored_per_batch_equal_the_window_by_window_loop(window, stride, context, predictor):
+    """Windows scored together when their batch ends equal the former frame-by-frame loop (a deque of the
+    last ``window`` representations, one window at a time), for any batching, reduced by max or mean."""
+    from collections import deque
+
+    from psybench.intphys.models.stream import Frames
+
+    torch.manual_seed(2)
+    encoder = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3, stride=2), torch.nn.Tanh(), torch.nn.Flatten(2))
+    scene = np.random.default_rng(4).integers(0, 256, (23, 12, 12, 3), dtype=np.uint8)
+    model = RepresentationSurprise(encoder, "cpu", window=window, stride=stride, context=context,
+                                   predictor=predictor)
+    def former(b):  # the windows of the former loop, the frames encoded in the same batches
+        buffer, out, t = deque(maxlen=window), [], 0
+        for a in range(0, 23, b):
+            for z in model.encode(scene[a : a + b]):
+                buffer.append(z)
+                t += 1
+                if t >= window and (t - window) % stride == 0:
+                    zs = torch.stack(list(buffer))
+                    last = zs[context - 1]
+                    if predictor == "linear":
+                        k = torch.arange(1, window - context + 1, dtype=zs.dtype).reshape((-1,) + (1,) * last.ndim)
+                        pred = last + k * (last - zs[context - 2])
+                    else:
+                        pred = last.expand_as(zs[context:])
+                    out.append(float((pred - zs[context:]).abs().to(torch.float64).mean()))
+        return out
+
+    for b in (1, 2, 3, 7, 23):
+        with torch.inference_mode():
+            expected = former(b)
+        assert len(expected) == (23 - window) // stride + 1
+        batches = [Frames(scene[a : a + b]) for a in range(0, 23, b)]
+        assert model(batches) == pytest.approx(max(expected), rel=1e-12)
+        model.reduce = "mean"
+        assert model(batches) == pytest.approx(np.mean(expected), rel=1e-12)
+        model.reduce = "max"
 
 
 def test_weights_load_strictly_and_change_the_result(shard, encoder_module, tmp_path):

@@ -79,16 +79,38 @@ def area_weights(n_in: int, n_out: int) -> np.ndarray:
 def area_resize(maps: np.ndarray, shape: Sequence[int]) -> np.ndarray:
     """Area-pool maps (B, h, w, K) or (B, h, w) to ``shape = (H, W)`` (rows, columns), float32.
 
-    Computed in float64 with the separable weights of :func:`area_weights`.
+    Computed in float64 with the separable weights of :func:`area_weights`, one axis
+    at a time: an axis already of its size is kept, an integer shrink is a block mean
+    (one pass over both axes where both shrink so), an integer enlargement repeats each
+    cell, any other size is one matrix product with the axis' weights (never a product
+    over both axes at once, whose cost grows with the product of all the sizes).
     """
-    a = np.asarray(maps, np.float64)
+    a = np.asarray(maps)
     if a.ndim not in (3, 4):
         raise ValueError(f"maps must have shape (B, h, w) or (B, h, w, K), got {a.shape}")
     H, W = (int(s) for s in shape)
-    wy, wx = area_weights(a.shape[1], H), area_weights(a.shape[2], W)
-    sub = "byx" if a.ndim == 3 else "byxk"
-    out = np.einsum(f"Yy,{sub},Xx->{sub.replace('y', 'Y').replace('x', 'X')}", wy, a, wx)
-    return out.astype(np.float32)
+    h, w = a.shape[1:3]
+    if H >= 1 and W >= 1 and h % H == 0 and w % W == 0 and (h, w) != (H, W):  # block means: one pass over both
+        a = a.reshape((a.shape[0], H, h // H, W, w // W) + a.shape[3:]).mean(axis=(2, 4), dtype=np.float64)
+    else:
+        a = _area_axis(_area_axis(a, 1, H), 2, W)
+    return np.ascontiguousarray(a, dtype=np.float32)
+
+
+def _area_axis(a: np.ndarray, axis: int, n_out: int) -> np.ndarray:
+    """``a`` area-pooled along ``axis`` to ``n_out`` cells (float64 where cells are averaged)."""
+    n_in = a.shape[axis]
+    if n_out < 1:
+        raise ValueError(f"area pooling needs sizes >= 1, got {n_in} -> {n_out}")
+    if n_in == n_out:
+        return a
+    if n_in % n_out == 0:  # each output cell: the mean of n_in / n_out whole input cells
+        blocks = a.reshape(a.shape[:axis] + (n_out, n_in // n_out) + a.shape[axis + 1:])
+        return blocks.mean(axis=axis + 1, dtype=np.float64)
+    if n_out % n_in == 0:  # each output cell lies inside one input cell: weight 1
+        return np.repeat(a, n_out // n_in, axis=axis)
+    pooled = np.tensordot(area_weights(n_in, n_out), np.asarray(a, np.float64), axes=([1], [axis]))
+    return np.moveaxis(pooled, 0, axis)
 
 
 def _torch(model: str):
@@ -133,14 +155,22 @@ class CNNFeatures:
         if not (resolution == "native" or (isinstance(resolution, Sequence) and not isinstance(resolution, str)
                                            and len(resolution) == 2 and all(int(r) >= 1 for r in resolution))):
             raise ModelError(f"cnn features: resolution {resolution!r} is not 'native' nor [width, height]")
-        with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(seed)
-            net = getattr(torchvision.models, arch)(weights=None)
-        if weights is not None:
+        if weights is None:
+            with torch.random.fork_rng(devices=[]):
+                torch.manual_seed(seed)
+                net = getattr(torchvision.models, arch)(weights=None)
+        else:
             from psybench.deep import load_weights
 
+            # Every tensor comes from the file (strict keys; these networks have no buffer outside their
+            # state dict), so none is drawn at random first: built without memory, then allocated.
+            with torch.device("meta"):
+                net = getattr(torchvision.models, arch)(weights=None)
+            net = net.to_empty(device="cpu")
             load_weights(net, weights, model=f"cnn {arch}")
-        nodes = set(get_graph_node_names(net)[1]) | {n for n, _ in net.named_modules() if n}
+        nodes = {n for n, _ in net.named_modules() if n}
+        if any(n not in nodes for n in layers):  # a node that is no module (an add, a flatten): trace the graph
+            nodes |= set(get_graph_node_names(net)[1])
         unknown = [n for n in layers if n not in nodes]
         if not layers or unknown:
             raise ModelError(f"cnn features: layers {unknown or layers!r} are not nodes of {arch} "

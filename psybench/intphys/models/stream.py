@@ -4,9 +4,13 @@ A ``"stream"`` model is called once per movie, ``model(movie) -> float``, where
 ``movie`` is a :class:`MovieStream`: iterating it yields :class:`Frames` batches of
 at most ``batch_size`` consecutive frames of that movie (``scene`` ``(b, H, W, 3)``
 uint8 RGB, ``depth`` ``(b, H, W)`` float32 or ``None``, ``masks`` ``(b, H, W)`` uint8
-or ``None``), read from the shard on demand, read-only. The memory a model is handed
-is one batch, whatever the length of the movie or the size of the shard. A stream
-can be iterated again (each pass reads the frames anew).
+or ``None``), read-only. A model is handed one batch at a time, whatever the length of
+the movie or the size of the shard. Each array of the movie is read from the shard once
+per pass, when a batch's attribute first asks for it: a model that never looks at
+``depth`` or ``masks`` never decodes them, and the shard's storage chunks hold whole
+movies, so reading batch by batch would decode the same chunk again for every batch.
+psybench thus holds at most one movie's arrays, never a shard. A stream can be
+iterated again (each pass reads the frames anew).
 
 The model returns a surprise (higher = less plausible), turned into the stage's
 plausibility ``P = exp(-surprise)`` (:func:`surprise_to_plausibility`), or, with
@@ -24,7 +28,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -36,20 +40,82 @@ __all__ = ["Frames", "MovieStream", "movie_streams", "stream_scores", "fit_strea
 DEFAULT_BATCH_SIZE = 8
 
 
-class Frames(NamedTuple):
-    """One batch of consecutive frames of one movie (read-only arrays; ``None`` where absent)."""
+class Frames:
+    """One batch of consecutive frames of one movie: ``scene``, ``depth``, ``masks`` (read-only; ``None`` where absent).
 
-    scene: np.ndarray
-    depth: np.ndarray | None
-    masks: np.ndarray | None
+    Unpacks and indexes like the tuple ``(scene, depth, masks)``. ``Frames(scene, depth, masks)``
+    holds the arrays given; the batches of a :class:`MovieStream` read each array of their movie
+    on first access (see the module docstring).
+    """
+
+    __slots__ = ("_values", "_movie", "_span")
+
+    def __init__(self, scene: np.ndarray, depth: np.ndarray | None = None, masks: np.ndarray | None = None) -> None:
+        self._values: list[Any] = [scene, depth, masks]
+        self._movie: _Movie | None = None
+        self._span = (0, 0)
+
+    @classmethod
+    def _of(cls, movie: _Movie, a: int, b: int) -> Frames:
+        frames = cls.__new__(cls)
+        frames._values, frames._movie, frames._span = [_UNREAD] * 3, movie, (a, b)
+        return frames
+
+    def _get(self, i: int) -> np.ndarray | None:
+        value = self._values[i]
+        if value is _UNREAD:
+            value = self._values[i] = self._movie.batch(i, *self._span)
+        return value
+
+    @property
+    def scene(self) -> np.ndarray:
+        return self._get(0)
+
+    @property
+    def depth(self) -> np.ndarray | None:
+        return self._get(1)
+
+    @property
+    def masks(self) -> np.ndarray | None:
+        return self._get(2)
+
+    def __iter__(self) -> Iterator[np.ndarray | None]:
+        return (self._get(i) for i in range(3))
+
+    def __len__(self) -> int:
+        return 3
+
+    def __getitem__(self, key: Any) -> Any:
+        return tuple(self)[key]
+
+    def __repr__(self) -> str:
+        return f"Frames({', '.join('None' if v is None else f'<{v.dtype} {v.shape}>' for v in self)})"
+
+    def __reduce__(self) -> Any:
+        return Frames, tuple(self)
 
 
-def _read(array: Any, index: int, a: int, b: int) -> np.ndarray | None:
-    if array is None:
-        return None
-    out = _owned(array[index, a:b])
-    out.flags.writeable = False
-    return out
+_UNREAD = object()
+
+
+class _Movie:
+    """One movie's arrays (scene, depth, masks) of a shard, each read whole on first use, read-only."""
+
+    __slots__ = ("_arrays", "_index", "_read")
+
+    def __init__(self, arrays: tuple[Any, Any, Any], index: int) -> None:
+        self._arrays, self._index = arrays, index
+        self._read: list[np.ndarray | None] = [None, None, None]
+
+    def batch(self, i: int, a: int, b: int) -> np.ndarray | None:
+        """Frames ``a:b`` of array ``i`` (a read-only view of the movie, read here once)."""
+        if self._arrays[i] is None:
+            return None
+        if self._read[i] is None:
+            movie = _owned(self._arrays[i][self._index])
+            movie.flags.writeable = False
+            self._read[i] = movie
+        return self._read[i][a:b]
 
 
 class MovieStream:
@@ -80,11 +146,9 @@ class MovieStream:
         return math.ceil(self.n_frames / self.batch_size)
 
     def __iter__(self) -> Iterator[Frames]:
-        scene, depth, masks = self._arrays
+        movie = _Movie(self._arrays, self._index)  # this pass's reads
         for a in range(0, self.n_frames, self.batch_size):
-            b = min(a + self.batch_size, self.n_frames)
-            yield Frames(_read(scene, self._index, a, b), _read(depth, self._index, a, b),
-                         _read(masks, self._index, a, b))
+            yield Frames._of(movie, a, min(a + self.batch_size, self.n_frames))
 
     def __repr__(self) -> str:
         return f"MovieStream({self.movie!r}, n_frames={self.n_frames}, batch_size={self.batch_size})"

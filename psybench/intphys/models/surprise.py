@@ -16,8 +16,9 @@ transformer): ``predictor: last`` predicts every target as the last context
 representation (a still world), ``predictor: linear`` extrapolates the last two context
 representations linearly (target k frames after the last context frame:
 ``z[C-1] + k * (z[C-1] - z[C-2])``). A movie shorter than ``window`` is one window of all its
-frames. Only the last ``window`` representations are held, so memory does not grow with
-the movie's length.
+frames. Only one batch's representations and the last ``window - 1`` before it are
+held, so memory does not grow with the movie's length; the windows that end in a batch
+are scored together.
 
 The model returns the movie's surprise; the responses stage writes
 ``P = exp(-surprise)`` (:func:`psybench.intphys.models.stream.surprise_to_plausibility`):
@@ -27,7 +28,6 @@ a per-movie score, so that no movie's P depends on which movies share its shard.
 from __future__ import annotations
 
 import importlib
-from collections import deque
 from collections.abc import Iterable
 from typing import Any
 
@@ -109,17 +109,17 @@ class RepresentationSurprise:
                              "expected (b, D) or (b, N, D)")
         return torch.nn.functional.layer_norm(f.to(torch.float32), f.shape[-1:], eps=self.eps)
 
-    def _window(self, zs: list[Any]) -> float:
+    def _windows(self, wins: Any) -> Any:
+        """Surprise of each window of ``wins`` ``(n, w, ...)`` (LayerNorm'd representations), float64 ``(n,)``."""
         import torch
-        z = torch.stack(zs)
         c = self.context
-        last = z[c - 1]
+        last = wins[:, c - 1 : c]
         if self.predictor == "linear":
-            k = torch.arange(1, z.shape[0] - c + 1, dtype=z.dtype, device=z.device).reshape((-1,) + (1,) * last.ndim)
-            pred = last + k * (last - z[c - 2])
+            k = torch.arange(1, wins.shape[1] - c + 1, dtype=wins.dtype, device=wins.device)
+            pred = last + k.reshape((1, -1) + (1,) * (wins.ndim - 2)) * (last - wins[:, c - 2 : c - 1])
         else:
-            pred = last.expand_as(z[c:])
-        return float((pred - z[c:]).abs().to(torch.float64).mean())
+            pred = last
+        return (pred - wins[:, c:]).abs().to(torch.float64).flatten(1).mean(1)
 
     def __call__(self, movie: Iterable[Any]) -> float:
         import torch
@@ -127,19 +127,24 @@ class RepresentationSurprise:
             return self._surprise(movie)
 
     def _surprise(self, movie: Iterable[Any]) -> float:
+        import torch
         n_frames = getattr(movie, "n_frames", None)
         w = self.window if n_frames is None else min(self.window, int(n_frames))
         if w <= self.context:
             raise ValueError(f"a movie of {n_frames} frames is too short for {self.context} context frames")
-        buffer: deque[Any] = deque(maxlen=w)
-        t, surprises = 0, []
+        tail, t, surprises = None, 0, []  # tail: the last w - 1 representations of the batches before
         for frames in movie:
-            for z in self.encode(frames.scene):
-                buffer.append(z)
-                t += 1
-                start = t - w
-                if start >= 0 and start % self.stride == 0:
-                    surprises.append(self._window(list(buffer)))
+            z = self.encode(frames.scene)
+            held = z if tail is None else torch.cat([tail, z])
+            first, t = t - (len(held) - len(z)), t + len(z)  # frame of held[0]; frames seen
+            # the windows [s, s + w) that end in this batch: s >= 0, s % stride == 0, t - len(z) < s + w <= t
+            lo = max(0, t - len(z) - w + 1)
+            lo += -lo % self.stride
+            if lo <= t - w:
+                starts = torch.arange(lo, t - w + 1, self.stride, device=z.device)
+                index = (starts - first)[:, None] + torch.arange(w, device=z.device)
+                surprises.extend(self._windows(held[index]).tolist())
+            tail = held[-(w - 1) :]
         if not surprises:
             raise ValueError(f"a movie of {t} frames gave no window of {w} frames")
         return max(surprises) if self.reduce == "max" else float(np.mean(surprises))
