@@ -50,13 +50,12 @@ from psybench.attention.map_metrics import (
     similarity,
 )
 from psybench.attention.movies import load_movies
+from psybench.attention.split import pair_frames
 from psybench.attention.tuning import (
     fisher_filter,
     frame_features,
     gaze_cells,
     lag_frames,
-    test_frames,
-    train_frames,
     training_vectors,
 )
 from psybench.io.tables import write_table
@@ -270,19 +269,19 @@ def run_metrics(
             raise ValueError(f"attention.pairs has no pair training on movie {train!r}")
         used = {m for pair in pairs for m in pair}
         feature_stores = {m: stores for m, stores in feature_stores.items() if m in used}
-    ceilings: dict[tuple[str, bool], dict[str, float]] = {}
+    ceilings: dict[tuple[str, bytes], dict[str, float]] = {}  # (test movie, test frames) -> ceiling
     evaluation = EvaluationSettings.from_config(evaluation)
     n_negatives, min_dist_frac, seed = evaluation.n_negatives, evaluation.min_dist_frac, evaluation.seed
     movies = load_movies(feature_stores, gaze_tables, in_memory_mb=evaluation.in_memory_mb)
     scores: dict[tuple[int, int], list[dict[str, float]]] = {}  # (model, pair) -> [untuned, tuned]
-    for p, (tr, te) in enumerate(pairs):  # all models of a pair scored together: shared random negatives
-        maps = []
-        for model in models:
+    keys: dict[tuple[int, int], tuple[str, bytes]] = {}
+    for p, (tr, te) in enumerate(pairs):  # each model on its own split's test frames (negatives: fixations only)
+        for m, model in enumerate(models):
+            maps = []
             features, L = model["features"], int(model["L"])
             train, test = movies[tr][features], movies[te][features]
             lags = lag_frames(lags_ms, train.frames_per_s)
-            fit_frames = train_frames(train.shape[0], lags)
-            eval_frames = test_frames(test.shape[0], lags, same_movie=te == tr)
+            fit_frames, eval_frames, _gap = pair_frames(train, test, lags, evaluation)
             pos_all, neg_all = [], []
             for i, (_subject, g) in enumerate(train.gaze.groupby("subject", sort=True)):
                 Xa, Xo = training_vectors(train, g, fit_frames, lags=lags, L=L, n_negatives=n_negatives,
@@ -297,20 +296,18 @@ def run_metrics(
                     frame_features(test.maps, eval_frames[a : a + 64], lags=lags, L=L) @ w
                     for a in range(0, len(eval_frames), 64)
                 ]
-            ).reshape(len(eval_frames), H, W))  # tuned
-        per_observer = observer_counts(test, eval_frames)
-        key = (te, te == tr)
-        if key not in ceilings:
-            ceilings[key] = loo_ceiling(per_observer, density_sigma=density_sigma, n_splits=n_splits, seed=seed)
-        flat = score_frames(np.stack(maps), per_observer.sum(0), density_sigma=density_sigma, n_splits=n_splits,
-                            seed=seed)
-        for m in range(len(models)):
-            scores[m, p] = flat[2 * m : 2 * m + 2]
+                ).reshape(len(eval_frames), H, W))  # tuned
+            per_observer = observer_counts(test, eval_frames)
+            keys[m, p] = key = (te, eval_frames.tobytes())
+            if key not in ceilings:
+                ceilings[key] = loo_ceiling(per_observer, density_sigma=density_sigma, n_splits=n_splits, seed=seed)
+            scores[m, p] = score_frames(np.stack(maps), per_observer.sum(0), density_sigma=density_sigma,
+                                        n_splits=n_splits, seed=seed)
     rows = []
     for m, model in enumerate(models):
         features, L = model["features"], int(model["L"])
         for p, (tr, te) in enumerate(pairs):
-            ceiling = ceilings[(te, te == tr)]
+            ceiling = ceilings[keys[m, p]]
             for tuning, values in zip(("untuned", "tuned"), scores[m, p]):
                 for metric, value in values.items():
                     rows.append({
