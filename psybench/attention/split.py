@@ -40,7 +40,7 @@ import pandas as pd
 from psybench.attention.tuning import test_frames, train_frames
 
 __all__ = ["SPLITS", "ACF_THRESHOLD", "MAX_ACF_CELLS", "MAX_ACF_CHANNELS", "autocorrelation", "correlation_time",
-           "decorrelation_gap", "block_split", "split_frames", "pair_frames", "fit_frames"]
+           "decorrelation_gap", "MIN_TEST_FRACTION", "block_split", "split_frames", "pair_frames", "fit_frames"]
 
 #: The split rules: contiguous blocks with a gap (default), or the paper's even/odd frames.
 SPLITS = ("blocks", "even_odd")
@@ -157,6 +157,31 @@ def block_split(n_frames: int, lags: Sequence[int], *, n_blocks: int, gap: int) 
     return train_f, test_f
 
 
+#: Fewer blocks are used when the configured number leaves less than this fraction of the frames to test.
+MIN_TEST_FRACTION = 0.2
+
+
+def _fitting_blocks(n_frames: int, lags: Sequence[int], *, n_blocks: int, gap: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`block_split` with the most blocks (``n_blocks`` down to 2) that keep :data:`MIN_TEST_FRACTION` to test.
+
+    Each boundary between a training and a test block costs ``gap`` test frames, so a
+    short movie (or a long gap) is split into fewer, longer blocks rather than lose its
+    test set; with 2 blocks whatever is left is tested (:func:`block_split` raises when
+    nothing is).
+    """
+    usable = n_frames - max(lags)
+    if n_blocks < 2:
+        return block_split(n_frames, lags, n_blocks=n_blocks, gap=gap)  # raises, naming the key
+    for b in range(n_blocks, 2, -1):
+        try:
+            fit, held = block_split(n_frames, lags, n_blocks=b, gap=gap)
+        except ValueError:
+            continue
+        if len(held) >= MIN_TEST_FRACTION * usable:
+            return fit, held
+    return block_split(n_frames, lags, n_blocks=2, gap=gap)
+
+
 def split_frames(train: Any, test: Any, lags: Sequence[int], *, split: str = "blocks", n_blocks: int = 4,
                  gap_ms: float | None = None) -> tuple[np.ndarray, np.ndarray, int]:
     """(training frames of ``train``, test frames of ``test``, gap in frames) of a (train, test) pair.
@@ -165,7 +190,8 @@ def split_frames(train: Any, test: Any, lags: Sequence[int], *, split: str = "bl
     movies trains on ``train``'s training frames and tests on every frame of ``test``
     with history (no frame is shared); a pair of one movie splits it by ``split``.
     ``gap_ms``: the gap in ms (rounded up to frames); None: :func:`decorrelation_gap`
-    of the movie. The gap is 0 for ``even_odd`` and for two movies.
+    of the movie. ``n_blocks`` is lowered (to 2 at least) where it would leave less than
+    :data:`MIN_TEST_FRACTION` of the frames to test. The gap is 0 for ``even_odd`` and for two movies.
     """
     if split not in SPLITS:
         raise ValueError(f"attention.evaluation.split: {split!r} is not one of {list(SPLITS)}")
@@ -177,7 +203,7 @@ def split_frames(train: Any, test: Any, lags: Sequence[int], *, split: str = "bl
         gap = int(np.ceil(float(gap_ms) * train.frames_per_s / 1000.0 - 1e-6))
     else:
         gap = decorrelation_gap(train, lags)
-    fit, held = block_split(T, lags, n_blocks=n_blocks, gap=gap)
+    fit, held = _fitting_blocks(T, lags, n_blocks=n_blocks, gap=gap)
     if not same:
         return fit, test_frames(test.shape[0], lags, same_movie=False), gap
     return fit, held, gap
