@@ -26,8 +26,8 @@ Shic & Scassellati (2007), sections 4.3, 5.1 and 5.2; the filters come from
    next to rf/n; ``n/shift`` (beyond the paper): every human's filter tested on that
    human's own gaze on the test frames, shifted circularly in time by half the test
    frames (more than the split's gap when the test set is longer than twice the gap)
-   and on the grid by a seeded uniformly drawn circular offset (rows, columns) per
-   human. Over the offset each gazed cell is uniform on the grid, so the mid-rank rule
+   and on the grid by seeded uniformly drawn circular offsets (rows, columns), a fresh
+   one every ``gap`` frames of the split. Over the offsets each gazed cell is uniform on the grid, so the mid-rank rule
    puts its mean at 50 % on any map and any data, with the gaze's own time course
    (fixations, hence correlated frames and an honest spread). Reported ``median`` = mean over pairs
    of the per-pair median R (%) and ``sd`` = standard deviation over pairs, as the
@@ -121,7 +121,8 @@ def _gaze_arrays(gaze: pd.DataFrame, n_frames: int) -> dict[str, tuple[np.ndarra
 
 
 def _test_ranks(movie: MovieData, humans: pd.DataFrame, frames, filters: np.ndarray, *, lags, L, ties, chunk=None,
-                iid_seed=None, iid_filters=0, features: FeatureTable | None = None, shift_seed=None, own=None):
+                iid_seed=None, iid_filters=0, features: FeatureTable | None = None, shift_seed=None, own=None,
+                segment=1):
     """R for every filter (U) and human (V) on the test frames: dict subject -> (n_valid, U).
 
     With ``iid_seed``, also subject :data:`IID`: ``ceil(IID_SAMPLES / n_frames)``
@@ -130,8 +131,10 @@ def _test_ranks(movie: MovieData, humans: pd.DataFrame, frames, filters: np.ndar
     :class:`~psybench.attention.feature_table.FeatureTable` at ``lags`` and ``L``
     (default: streamed from the maps). With ``shift_seed``, also subject
     ``SHIFT + v`` for every human v in ``own`` (subject -> index of v's filter): v's
-    gaze on the test frames shifted circularly by half of them in time and by a seeded
-    uniform circular offset on the grid, ranked on v's filter only, shape (n_valid, 1).
+    gaze on the test frames shifted circularly by half of them in time and by seeded
+    uniform circular offsets on the grid, a fresh one every ``segment`` frames
+    (:func:`~psybench.attention.group_rows.shifted_cells`), ranked on v's filter only,
+    shape (n_valid, 1).
     """
     H, W = movie.shape[1:3]
     features = features or FeatureTable(movie.maps, lags=lags, L=L, max_mb=0)
@@ -147,7 +150,8 @@ def _test_ranks(movie: MovieData, humans: pd.DataFrame, frames, filters: np.ndar
                               grid_shape=(H, W))
         cells[valid[:, j], j] = row * W + col
     cells = np.where(valid, cells, cells.max(1, initial=0)[:, None])
-    shifted = shifted_cells(cells, valid, subjects, own, shift_seed, (H, W)) if shift_seed is not None else {}
+    shifted = {} if shift_seed is None else shifted_cells(cells, valid, subjects, own, shift_seed, (H, W),
+                                                          segment=segment)
     res: dict[str, list[np.ndarray]] = {s: [] for s in subjects}
     iid = None
     if iid_seed is not None:
@@ -243,7 +247,7 @@ def evaluate_pair(
             f"{train.shape[1:]} vs {test.shape[1:]}"
         )
     lags = lag_frames(lags_ms, train.frames_per_s)
-    fit, eval_frames, _gap = pair_frames(train, test, lags, evaluation)
+    fit, eval_frames, gap = pair_frames(train, test, lags, evaluation)
     tables = dict(tables or {})
     for m in (train, test):
         if m.name not in tables:
@@ -267,7 +271,7 @@ def evaluate_pair(
     ranks = _test_ranks(test, test.gaze, eval_frames, F, lags=lags, L=L, ties=evaluation.ties,
                         iid_seed=seed * 7919 + 7,
                         iid_filters=len(subjects), features=tables[test.name],
-                        shift_seed=seed * 7919 + 11, own={s: i for i, s in enumerate(subjects)})
+                        shift_seed=seed * 7919 + 11, own={s: i for i, s in enumerate(subjects)}, segment=gap)
     return pair_tables(ranks, labels)
 
 

@@ -21,19 +21,30 @@ IID = "iid"
 #: Prefix of the ``n/shift`` control's pseudo-subjects.
 SHIFT = "shift:"
 RESPONSE_PERCENTILES = np.arange(0, 101, 5)
+#: Fewest grid offsets of the ``n/shift`` control per human (a median over fewer is one cell's rank).
+MIN_SEGMENTS = 20
 
 
-def shifted_cells(cells, valid, subjects, own, seed, grid_shape):
+def shifted_cells(cells, valid, subjects, own, seed, grid_shape, *, segment: int = 1):
     """subject -> (own filter, shifted cells (n,), valid (n,)) of the ``n/shift`` control.
 
-    See :func:`psybench.attention.evaluate._test_ranks`.
+    Each human's cells on the n test frames, shifted circularly by ``n // 2`` frames,
+    then displaced on the grid (circularly, rows and columns) by a uniformly drawn
+    offset, a fresh one every ``segment`` frames (the split's gap, shortened to leave at
+    least :data:`MIN_SEGMENTS` offsets on short test sets: the gaze's time course
+    is kept within a segment, and a median over frames averages over many offsets, so
+    it sits at 50 % even when everyone looks at one place). See
+    :func:`psybench.attention.evaluate._test_ranks`.
     """
     H, W = grid_shape
     rng = np.random.default_rng(seed)
     out = {}
-    half = len(cells) // 2
+    n = len(cells)
+    half, segment = n // 2, max(1, min(int(segment), n // MIN_SEGMENTS))
+    seg = np.arange(n) // segment
     for j, s in enumerate(subjects):
-        dr, dc = int(rng.integers(H)), int(rng.integers(W))  # drawn for every subject: one stream, in order
+        n_seg = int(seg[-1]) + 1 if n else 0
+        dr, dc = rng.integers(H, size=n_seg)[seg], rng.integers(W, size=n_seg)[seg]  # drawn for every subject
         if s not in (own or {}):
             continue
         c = np.roll(cells[:, j], -half)
@@ -41,9 +52,6 @@ def shifted_cells(cells, valid, subjects, own, seed, grid_shape):
         out[s] = (own[s], c, np.roll(valid[:, j], -half))
     return out
 
-
-#: Prefix of the ``n/shift`` control's pseudo-subjects in :func:`psybench.attention.evaluate._test_ranks`.
-SHIFT = "shift:"
 
 def pair_tables(ranks: Mapping[str, np.ndarray], labels: Sequence[tuple[str, str]]):
     """The pairs and curves tables of :func:`psybench.attention.evaluate.evaluate_pair`.
