@@ -132,9 +132,9 @@ def _test_ranks(movie: MovieData, humans: pd.DataFrame, frames, filters: np.ndar
     (default: streamed from the maps). With ``shift_seed``, also subject
     ``SHIFT + v`` for every human v in ``own`` (subject -> index of v's filter): v's
     gaze on the test frames shifted circularly by half of them in time and by seeded
-    uniform circular offsets on the grid, a fresh one every ``segment`` frames
-    (:func:`~psybench.attention.group_rows.shifted_cells`), ranked on v's filter only,
-    shape (n_valid, 1).
+    uniform circular offsets on the grid (``ceil(IID_SAMPLES / n_frames)`` of them, fresh
+    every ``segment`` frames; :func:`~psybench.attention.group_rows.shifted_cells`),
+    ranked on v's filter only, shape (n_valid * draws, 1).
     """
     H, W = movie.shape[1:3]
     features = features or FeatureTable(movie.maps, lags=lags, L=L, max_mb=0)
@@ -150,12 +150,12 @@ def _test_ranks(movie: MovieData, humans: pd.DataFrame, frames, filters: np.ndar
                               grid_shape=(H, W))
         cells[valid[:, j], j] = row * W + col
     cells = np.where(valid, cells, cells.max(1, initial=0)[:, None])
+    n_draws = max(1, -(-IID_SAMPLES // max(1, len(frames))))
     shifted = {} if shift_seed is None else shifted_cells(cells, valid, subjects, own, shift_seed, (H, W),
-                                                          segment=segment)
+                                                          segment=segment, draws=n_draws)
     res: dict[str, list[np.ndarray]] = {s: [] for s in subjects}
     iid = None
     if iid_seed is not None:
-        n_draws = max(1, -(-IID_SAMPLES // max(1, len(frames))))
         iid = np.random.default_rng(iid_seed).integers(0, H * W, size=(len(frames), n_draws))
         res[IID] = []
     if chunk is None:  # keep the (frames, cells, filters) block near 16 MB
@@ -173,9 +173,8 @@ def _test_ranks(movie: MovieData, humans: pd.DataFrame, frames, filters: np.ndar
         for s, (f, c, ok) in shifted.items():
             ok = ok[a : a + chunk]
             if ok.any():
-                R = percentiles_from_counts(*rank_counts(S[ok][..., [f]], c[a : a + chunk][ok][:, None]), H * W,
-                                            ties=ties)
-                res.setdefault(SHIFT + s, []).append(R[:, 0])
+                R = percentiles_from_counts(*rank_counts(S[ok][..., [f]], c[a : a + chunk][ok]), H * W, ties=ties)
+                res.setdefault(SHIFT + s, []).append(R.reshape(-1, 1))
     if iid is not None:  # every frame's draws at once; medians and percentiles ignore the order
         S = np.concatenate(res[IID]) if res[IID] else np.zeros((0, H * W, iid_filters), np.float32)
         res[IID] = [rank_percentiles(S, iid, ties=ties).reshape(-1, iid_filters)]

@@ -25,16 +25,16 @@ RESPONSE_PERCENTILES = np.arange(0, 101, 5)
 MIN_SEGMENTS = 20
 
 
-def shifted_cells(cells, valid, subjects, own, seed, grid_shape, *, segment: int = 1):
-    """subject -> (own filter, shifted cells (n,), valid (n,)) of the ``n/shift`` control.
+def shifted_cells(cells, valid, subjects, own, seed, grid_shape, *, segment: int = 1, draws: int = 1):
+    """subject -> (own filter, shifted cells (n, draws), valid (n,)) of the ``n/shift`` control.
 
     Each human's cells on the n test frames, shifted circularly by ``n // 2`` frames,
-    then displaced on the grid (circularly, rows and columns) by a uniformly drawn
-    offset, a fresh one every ``segment`` frames (the split's gap, shortened to leave at
-    least :data:`MIN_SEGMENTS` offsets on short test sets: the gaze's time course
-    is kept within a segment, and a median over frames averages over many offsets, so
-    it sits at 50 % even when everyone looks at one place). See
-    :func:`psybench.attention.evaluate._test_ranks`.
+    then displaced on the grid (circularly, rows and columns) by ``draws`` uniformly
+    drawn offsets, fresh ones every ``segment`` frames (the split's gap, shortened to
+    leave at least :data:`MIN_SEGMENTS` segments on short test sets). Within a segment
+    the gaze keeps its time course; over the offsets each cell is uniform on the grid,
+    so the median over frames and draws sits at 50 % on any map, to a precision set by
+    ``draws`` (see :func:`psybench.attention.evaluate._test_ranks`).
     """
     H, W = grid_shape
     rng = np.random.default_rng(seed)
@@ -42,12 +42,13 @@ def shifted_cells(cells, valid, subjects, own, seed, grid_shape, *, segment: int
     n = len(cells)
     half, segment = n // 2, max(1, min(int(segment), n // MIN_SEGMENTS))
     seg = np.arange(n) // segment
+    n_seg = int(seg[-1]) + 1 if n else 0
     for j, s in enumerate(subjects):
-        n_seg = int(seg[-1]) + 1 if n else 0
-        dr, dc = rng.integers(H, size=n_seg)[seg], rng.integers(W, size=n_seg)[seg]  # drawn for every subject
+        dr = rng.integers(H, size=(n_seg, draws))[seg]  # drawn for every subject: one stream, in order
+        dc = rng.integers(W, size=(n_seg, draws))[seg]
         if s not in (own or {}):
             continue
-        c = np.roll(cells[:, j], -half)
+        c = np.roll(cells[:, j], -half)[:, None]
         c = ((c // W + dr) % H) * W + (c % W + dc) % W
         out[s] = (own[s], c, np.roll(valid[:, j], -half))
     return out
