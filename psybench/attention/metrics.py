@@ -327,6 +327,7 @@ def gather_metrics(
     pairs: Sequence[tuple[str, str]],
     out: str | os.PathLike,
     maps: Sequence[str | os.PathLike] = (),
+    data: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """Join the parts of :func:`run_metrics` (``train=``) into the table :func:`run_metrics` writes for all pairs.
 
@@ -339,7 +340,10 @@ def gather_metrics(
     parts : mapping training movie -> its part's table path
     models, pairs : as given to :func:`run_metrics`; the rows come in their order
         (model, then pair, then tuning and metric as in the part).
+    data : mapping movie -> 'recorded' or 'synthetic', optional
+        A last column ``data`` (:func:`psybench.attention.data_kind.with_data_column`).
     """
+    from psybench.attention.data_kind import with_data_column
     from psybench.io.tables import read_table
 
     read = {tr: read_table(path) for tr, path in parts.items()}
@@ -359,5 +363,6 @@ def gather_metrics(
     table = pd.DataFrame(rows)
     if maps:  # L empty for a map model (no neighbourhood), the other rows' L still integers
         table["L"] = table["L"].astype("Int64")
+    table = with_data_column(table, data)
     write_table(table, out)
     return table
