@@ -147,7 +147,8 @@ def map_model_scores(
 
     Returns
     -------
-    ``{"scores": untuned_map_scores(...), "ceiling": loo_ceiling(...)}``.
+    ``{"scores": untuned_map_scores(...), "ceiling": loo_ceiling(...), "chance": noise_chance(...)}``
+    (:func:`psybench.attention.metrics.noise_chance`: levels and standard errors).
     """
     from psybench.deep import built
     from psybench.handoff import as_model
@@ -183,7 +184,7 @@ def _score_grid(grid: np.ndarray, stimulus: str | os.PathLike, gaze_table: Any, 
                 seed: int | None, evaluation: Mapping[str, Any] | None = None) -> dict[str, dict[str, float]]:
     """:func:`map_model_scores` of maps already on the grid."""
     from psybench.attention.defaults import DENSITY_SIGMA, LAGS_MS, N_SPLITS, SEED, EvaluationSettings
-    from psybench.attention.metrics import loo_ceiling, observer_counts
+    from psybench.attention.metrics import loo_ceiling, noise_chance, observer_counts
     from psybench.attention.movies import MovieData
     from psybench.attention.split import pair_frames
     from psybench.attention.stimuli import read_stimulus
@@ -203,7 +204,7 @@ def _score_grid(grid: np.ndarray, stimulus: str | os.PathLike, gaze_table: Any, 
     settings = {"density_sigma": DENSITY_SIGMA if density_sigma is None else density_sigma,
                 "n_splits": N_SPLITS if n_splits is None else n_splits, "seed": SEED if seed is None else seed}
     return {"scores": untuned_map_scores(grid[frames - lags[0]], oc, **settings),
-            "ceiling": loo_ceiling(oc, **settings)}
+            "ceiling": loo_ceiling(oc, **settings), "chance": noise_chance(oc.sum(0), **settings)}
 
 
 def map_model_rows(
@@ -234,6 +235,7 @@ def map_model_rows(
     leave-one-observer-out ceiling of the same frames; ``rank_percentile`` is the
     paper's statistic (Shic & Scassellati 2007, sec. 5.2), higher is better.
     """
+    from psybench.attention.chance import chance_columns
     from psybench.attention.metrics import METRIC_DIRECTIONS
     from psybench.deep import built
     from psybench.handoff import as_model
@@ -254,6 +256,7 @@ def map_model_rows(
                 "direction": METRIC_DIRECTIONS.get(metric, "higher"), "features": spec.name, "L": None,
                 "tuning": UNTUNED_MAP, "train": tr, "test": test,
                 "ceiling": result["ceiling"].get(metric, float("nan")),
+                **chance_columns(metric, value, *result["chance"], result["ceiling"].get(metric, float("nan"))),
             })
     table = pd.DataFrame(rows)
     if out is not None:

@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from psybench.attention import METRICS
+from psybench.attention.chance import chance_columns, chance_levels, noise_maps
 from psybench.attention.defaults import (
     DEFAULT_EVALUATION,
     DENSITY_SIGMA,
@@ -76,6 +77,7 @@ __all__ = [
     "score_frames",
     "loo_ceiling",
     "observer_counts",
+    "noise_chance",
     "run_metrics",
     "gather_metrics",
 ]
@@ -216,6 +218,15 @@ def loo_ceiling(observer_counts: np.ndarray, *, density_sigma: float = DENSITY_S
     return {k: _nanmean(v) for k, v in per_obs.items()}
 
 
+def noise_chance(counts: np.ndarray, *, density_sigma: float = DENSITY_SIGMA, n_splits: int = N_SPLITS,
+                 seed: int = SEED) -> tuple[dict[str, float], dict[str, float]]:
+    """Chance level and its SE per metric on ``counts`` (T, H, W): :func:`psybench.attention.chance.chance_levels`
+    of seeded noise maps scored as the models are (same fixations, negatives and settings)."""
+    scored = score_frames(noise_maps(np.shape(counts), seed=seed), counts, density_sigma=density_sigma,
+                          n_splits=n_splits, seed=seed)
+    return chance_levels(counts, scored)
+
+
 def observer_counts(movie, frames: np.ndarray) -> np.ndarray:
     """Valid gaze of each observer of ``movie`` as fixation counts, shape (N, len(frames), H, W)."""
     _T, H, W, _C = movie.shape
@@ -275,6 +286,7 @@ def run_metrics(
     movies = load_movies(feature_stores, gaze_tables, in_memory_mb=evaluation.in_memory_mb)
     scores: dict[tuple[int, int], list[dict[str, float]]] = {}  # (model, pair) -> [untuned, tuned]
     keys: dict[tuple[int, int], tuple[str, bytes]] = {}
+    chances: dict[tuple[str, bytes], tuple[dict[str, float], dict[str, float]]] = {}  # same keys as ceilings
     for p, (tr, te) in enumerate(pairs):  # each model on its own split's test frames (negatives: fixations only)
         for m, model in enumerate(models):
             maps = []
@@ -301,19 +313,22 @@ def run_metrics(
             keys[m, p] = key = (te, eval_frames.tobytes())
             if key not in ceilings:
                 ceilings[key] = loo_ceiling(per_observer, density_sigma=density_sigma, n_splits=n_splits, seed=seed)
+                chances[key] = noise_chance(per_observer.sum(0), density_sigma=density_sigma, n_splits=n_splits,
+                                            seed=seed)
             scores[m, p] = score_frames(np.stack(maps), per_observer.sum(0), density_sigma=density_sigma,
                                         n_splits=n_splits, seed=seed)
     rows = []
     for m, model in enumerate(models):
         features, L = model["features"], int(model["L"])
         for p, (tr, te) in enumerate(pairs):
-            ceiling = ceilings[keys[m, p]]
+            ceiling, (chance, chance_se) = ceilings[keys[m, p]], chances[keys[m, p]]
             for tuning, values in zip(("untuned", "tuned"), scores[m, p]):
                 for metric, value in values.items():
                     rows.append({
                         "model": f"{features} L={L} {tuning}", "metric": metric, "value": value,
                         "direction": METRIC_DIRECTIONS[metric], "features": features, "L": L,
                         "tuning": tuning, "train": tr, "test": te, "ceiling": ceiling[metric],
+                        **chance_columns(metric, value, chance, chance_se, ceiling[metric]),
                     })
     table = pd.DataFrame(rows)
     write_table(table, out)
