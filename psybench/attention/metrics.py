@@ -37,6 +37,7 @@ from psybench.attention.defaults import (
     SEED,
     EvaluationSettings,
 )
+from psybench.attention.gold_standard import gold_standard_maps
 from psybench.attention.map_metrics import (
     EPS,
     auc_borji,
@@ -189,6 +190,10 @@ def _nanmean(values) -> float:
     return float(np.nanmean(v)) if np.isfinite(v).any() else float("nan")
 
 
+#: Metrics that compare a map with the blurred fixation density (their ceiling map is blurred the same way).
+DENSITY_METRICS = ("CC", "KL", "SIM")
+
+
 def loo_ceiling(observer_counts: np.ndarray, *, density_sigma: float = DENSITY_SIGMA, n_splits: int = N_SPLITS,
                 seed: int = SEED) -> dict[str, float]:
     """Leave-one-observer-out ceiling: the others' fixation density predicting each observer.
@@ -200,21 +205,27 @@ def loo_ceiling(observer_counts: np.ndarray, *, density_sigma: float = DENSITY_S
 
     Returns
     -------
-    dict metric name -> mean over observers of :func:`score_frames` of the map
-    ``fixation_density(sum of the other observers' counts)`` against the held-out
-    observer's counts (frames the others never fixate give no map and are skipped).
+    dict metric name -> mean over observers of :func:`score_frames` of the held-out
+    observer's gold-standard density (:func:`psybench.attention.gold_standard.gold_standard_maps`:
+    the other observers' fixations, kernel bandwidth and mix with a uniform density
+    chosen by cross-validation on the others) against the held-out observer's counts
+    (frames the others never fixate are skipped).
     """
     oc = np.asarray(observer_counts, np.float64)
     if oc.ndim != 4 or oc.shape[0] < 2:
         raise ValueError(f"loo_ceiling needs (N >= 2, T, H, W) observer counts, got shape {oc.shape}")
     total = oc.sum(0)
+    gold = gold_standard_maps(oc)  # regularised, cross-validated on the others (psybench.attention.gold_standard)
     per_obs: dict[str, list[float]] = {k: [] for k in METRIC_DIRECTIONS}
     for o in range(oc.shape[0]):
         rest = total - oc[o]
         held = np.where(rest.sum((1, 2))[:, None, None] > 0, oc[o], 0.0)
-        maps = fixation_density(rest, sigma=density_sigma)
-        for k, v in score_frames(maps, held, density_sigma=density_sigma, n_splits=n_splits, seed=seed).items():
-            per_obs[k].append(v)
+        # metric-specific maps (Kummerer, Wallis & Bethge 2018, ECCV): CC, KL and SIM compare the map with the
+        # fixations blurred by density_sigma, whose expectation under the density p is p blurred the same way
+        raw, blurred = score_frames(np.stack([gold[o], fixation_density(gold[o], sigma=density_sigma)]), held,
+                                    density_sigma=density_sigma, n_splits=n_splits, seed=seed)
+        for k in per_obs:
+            per_obs[k].append((blurred if k in DENSITY_METRICS else raw)[k])
     return {k: _nanmean(v) for k, v in per_obs.items()}
 
 
