@@ -65,10 +65,16 @@ def autocorrelation(x: np.ndarray) -> np.ndarray:
     ndarray, shape (T,)
         ``acf[k] = sum_d sum_t x'_d(t) x'_d(t + k) / sum_d sum_t x'_d(t)^2`` with
         ``x'`` each signal minus its mean (biased estimator, ``acf[0] = 1``); all
-        zeros when no signal varies.
+        zeros when no signal varies (a signal constant to 1e-9 of its mean counts as constant).
     """
     x = np.asarray(x, np.float64).reshape(len(x), -1)
-    x = x - np.nanmean(np.where(np.isfinite(x), x, np.nan), axis=0, keepdims=True) if x.size else x
+    finite = np.where(np.isfinite(x), x, np.nan)
+    if x.size and np.isfinite(finite).any():
+        mean = np.nanmean(finite, axis=0, keepdims=True)
+        x = finite - mean
+        # a signal constant up to rounding (a static map) does not vary: its residue of ~1e-16 is no correlation
+        still = ~(np.nanmax(np.abs(x), axis=0, initial=0.0) > 1e-9 * (np.abs(np.nan_to_num(mean[0])) + 1e-300))
+        x[:, still] = 0.0
     x = np.where(np.isfinite(x), x, 0.0)
     T = len(x)
     if T == 0:
