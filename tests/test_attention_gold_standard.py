@@ -93,3 +93,17 @@ def test_unregularised_counts_were_no_ceiling(per_observer):
         held = np.where((total - oc[o]).sum((1, 2))[:, None, None] > 0, oc[o], 0.0)
         ig.append(score_frames(fixation_density(total - oc[o]), held)["IG"])
     assert np.mean(ig) < _noise_on_held_out(oc)["IG"].min() < loo_ceiling(oc)["IG"]
+
+
+def test_density_information_gain_is_the_log_ratio_at_fixations():
+    from psybench.attention.gold_standard import density_information_gain
+    from psybench.attention.metrics import centre_baseline
+
+    base = centre_baseline((30, 40))
+    b = (base - base.min()) / (base - base.min()).sum()
+    fix = np.zeros((2, 30, 40))
+    fix[0, 3, 4] = fix[1, 15, 20] = 1
+    assert density_information_gain(np.stack([b, b]), fix, base) == pytest.approx(0, abs=1e-9)  # the baseline itself
+    flat = np.full((2, 30, 40), 1 / 1200)
+    want = np.mean([np.log2(1 / 1200) - np.log2(b[3, 4]), np.log2(1 / 1200) - np.log2(b[15, 20])])
+    assert density_information_gain(flat, fix, base) == pytest.approx(want, rel=1e-9)

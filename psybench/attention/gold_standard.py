@@ -35,7 +35,8 @@ import numpy as np
 
 from psybench.attention.defaults import DENSITY_SIGMA
 
-__all__ = ["BANDWIDTHS", "UNIFORM_WEIGHTS", "regularised_density", "choose_regularisation", "gold_standard_maps"]
+__all__ = ["BANDWIDTHS", "UNIFORM_WEIGHTS", "regularised_density", "choose_regularisation", "gold_standard_maps",
+           "density_information_gain"]
 
 #: Kernel bandwidths (grid cells) tried by the cross-validation.
 BANDWIDTHS = (0.5, 1.0, 2.0, 4.0)
@@ -103,3 +104,26 @@ def gold_standard_maps(observer_counts: np.ndarray) -> np.ndarray:
         bandwidth, weight = choose_regularisation(others)
         out[o] = regularised_density(total - oc[o], bandwidth=bandwidth, weight=weight)
     return out
+
+
+def density_information_gain(density: np.ndarray, counts: np.ndarray, baseline: np.ndarray) -> float:
+    """Information gain (bits per fixated cell) of per-frame densities over ``baseline``, mean over frames.
+
+    ``density``: (T, H, W), each frame summing to 1, taken as it is; ``counts``: (T, H, W),
+    cells > 0 fixated (each once, as :func:`psybench.attention.map_metrics.information_gain`);
+    ``baseline``: (H, W), range- then sum-normalised as there. MIT's IG range-normalises the
+    map too, which sets a regularised density's uniform floor to 0 (about -52 bits at a lone
+    fixation) and undoes the regularisation; the gold standard is a density, so it is
+    scored as one (Kummerer, Wallis & Bethge 2015 define IG on densities).
+    """
+    from psybench.attention.map_metrics import EPS
+
+    b = np.asarray(baseline, np.float64)
+    b = b - b.min()
+    b = b / b.sum() if b.sum() > 0 else np.full_like(b, 1.0 / b.size)
+    gains = []
+    for p, c in zip(np.asarray(density, np.float64), np.asarray(counts)):
+        f = c > 0
+        if f.any():
+            gains.append(float((np.log2(EPS + p[f]) - np.log2(EPS + b[f])).mean()))
+    return float(np.mean(gains)) if gains else float("nan")

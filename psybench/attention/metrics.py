@@ -37,7 +37,7 @@ from psybench.attention.defaults import (
     SEED,
     EvaluationSettings,
 )
-from psybench.attention.gold_standard import gold_standard_maps
+from psybench.attention.gold_standard import density_information_gain, gold_standard_maps
 from psybench.attention.map_metrics import (
     EPS,
     auc_borji,
@@ -226,6 +226,8 @@ def loo_ceiling(observer_counts: np.ndarray, *, density_sigma: float = DENSITY_S
                                     density_sigma=density_sigma, n_splits=n_splits, seed=seed)
         for k in per_obs:
             per_obs[k].append((blurred if k in DENSITY_METRICS else raw)[k])
+        if "IG" in per_obs:  # the density scored as one (its uniform floor kept; psybench.attention.gold_standard)
+            per_obs["IG"][-1] = density_information_gain(gold[o], held, centre_baseline(oc.shape[2:]))
     return {k: _nanmean(v) for k, v in per_obs.items()}
 
 
