@@ -179,6 +179,7 @@ rule attention_evaluate:
         parts=get_attention_parts(),
         models=get_attention_rows(),
         pairs=ATTENTION["pairs"],
+        data=get_attention_gaze_data(),
         code_hash=get_code_hash("attention_evaluate.py"),
     script:
         "../scripts/attention_evaluate.py"
@@ -259,6 +260,7 @@ rule attention_metrics:
         models=get_attention_rows(),
         pairs=ATTENTION["pairs"],
         maps=get_attention_map_tables(),
+        data=get_attention_gaze_data(),
         code_hash=get_code_hash("attention_metrics.py"),
     script:
         "../scripts/attention_metrics.py"

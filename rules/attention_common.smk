@@ -3,6 +3,7 @@
 # defaults in rules/common.smk).
 import dataclasses
 
+from psybench.attention.data_kind import movie_data
 from psybench.attention.models import map_models_of, metrics_settings, pair_movies, saliency_models
 from psybench.handoff import describe_model, job_resource, job_threads
 
@@ -132,6 +133,11 @@ def get_attention_gaze_counts(wildcards=None):
         for movie in ATTENTION_MOVIES
         if "gaze" in ATTENTION["movies"][movie]
     ]
+
+
+def get_attention_gaze_data():
+    """{movie: 'recorded' or 'synthetic'} of every movie of the pairs: the tables' ``data`` column."""
+    return movie_data({movie: ATTENTION["movies"][movie] for movie in ATTENTION_MOVIES})
 
 
 def get_attention_rows():

@@ -7,4 +7,4 @@ from psybench.attention.pipeline import evaluate  # noqa: E402
 
 evaluate(snakemake.params.parts, models=snakemake.params.models, pairs=snakemake.params.pairs,  # noqa: F821
          table_path=snakemake.output.table, curves_path=snakemake.output.curves,  # noqa: F821
-         figure_path=snakemake.output.figure)  # noqa: F821
+         figure_path=snakemake.output.figure, data=snakemake.params.data)  # noqa: F821

@@ -24,5 +24,6 @@ out = map_scores(
     density_sigma=settings["density_sigma"],
     n_splits=settings["n_splits"],
     seed=settings["evaluation"]["seed"],
+    evaluation={k: v for k, v in settings["evaluation"].items() if k.startswith("split")},
 )
 print(f"map model {snakemake.wildcards.attention_map}: {out}", file=sys.stderr)  # noqa: F821

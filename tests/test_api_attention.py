@@ -25,13 +25,13 @@ def test_registered_model_gives_the_workflows_rows_and_tables(harness, completed
     """Every score row of 'raw' in results/aggregate/scores_attention.csv, and the stage tables bit for bit."""
     run = completed_attention_workflow
     rows = psybench.score("raw", "attention", config=harness.tiny_attention_config(), workdir=tmp_path)
-    assert list(rows.columns) == list(SCORE_COLUMNS)
-    assert (rows["source"] == "psybench.score(attention)").all()
+    assert list(rows.columns) == [*SCORE_COLUMNS, "data"]  # data: the gaze is recorded or synthetic
+    assert (rows["source"] == "psybench.score(attention)").all() and (rows["data"] == "synthetic").all()
     want = pd.read_csv(run / "results/aggregate/scores_attention.csv", keep_default_na=False,
                        na_values=[""], dtype={"params_hash": str})
     want = want[(want["model"] == "raw") | want["model"].str.startswith("raw L=")]
-    # 2 pairs x (6 Table 1 groups + 2 tunings x 8 metrics)
-    assert len(rows) == len(want) == 2 * (6 + 2 * 8)
+    # 2 pairs x (7 Table 1 groups + 2 tunings x 8 metrics)
+    assert len(rows) == len(want) == 2 * (7 + 2 * 8)
     got, want = _sorted(rows), _sorted(want)
     pd.testing.assert_frame_equal(got[KEYS], want[KEYS], check_dtype=False)
     np.testing.assert_array_equal(got["value"], want["value"])  # exact: both read the same tables
@@ -55,7 +55,8 @@ def test_table1_alone_on_the_runs_stimulus_stores(harness, completed_attention_w
                           stimuli=run / "results/attention/stimuli", progress=False)
     want = pd.read_csv(run / "results/aggregate/scores_attention.csv", dtype={"params_hash": str})
     want = want[want["model"] == "raw"]
-    assert set(rows["metric"]) == {f"median_rp_{g}" for g in ("n_ma", "n_un", "rf_n", "rs_n", "rp_n", "n_iid")}
+    assert set(rows["metric"]) == {f"median_rp_{g}" for g in ("n_ma", "n_un", "rf_n", "rs_n", "rp_n", "n_iid",
+                                                              "n_shift")}
     np.testing.assert_allclose(_sorted(rows)["value"], _sorted(want)["value"], rtol=1e-12)
 
 

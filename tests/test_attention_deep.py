@@ -401,7 +401,7 @@ def test_workflow_puts_a_resnet_feature_family_on_table1(harness, tmp_path):
     table = pd.read_csv(wd / "results/attention/table1.csv")
     assert set(table["features"]) == {"raw", "resnet"}
     resnet = table[table["features"] == "resnet"]
-    assert len(resnet) == 2 * 6 and (resnet["ND"] == 128 * 1 * 2).all() and resnet["median"].notna().all()
+    assert len(resnet) == 2 * 7 and (resnet["ND"] == 128 * 1 * 2).all() and resnet["median"].notna().all()
     metrics = pd.read_csv(wd / "results/attention/metrics.csv")
     assert metrics["model"].str.startswith("resnet").any()
     stores = sorted(p.name for p in (wd / "results/attention/responses").iterdir())  # cnn-<8 hex>, raw

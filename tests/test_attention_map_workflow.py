@@ -91,6 +91,8 @@ def test_map_models_reach_metrics_and_score_rows(harness, completed_attention_wo
                                     lags_ms=[100, 300], n_splits=5)
             for metric, value in want["scores"].items():
                 assert got.loc[metric, "value"] == pytest.approx(value, rel=1e-12, nan_ok=True), (name, tr, te, metric)
+            if tr == te:  # a movie tested on itself: each model's split has its own gap (its maps' autocorrelation)
+                continue
             tuned = metrics[(metrics["model"] == "raw L=1 tuned") & (metrics["train"] == tr) & (metrics["test"] == te)]
             for metric, ceiling in zip(tuned["metric"], tuned["ceiling"]):
                 assert got.loc[metric, "ceiling"] == pytest.approx(ceiling, rel=1e-12), (name, tr, te, metric)

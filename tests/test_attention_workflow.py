@@ -36,10 +36,12 @@ def test_attention_rules_run_and_are_up_to_date(harness, completed_attention_wor
     tmp_path = harness.clone(completed_attention_workflow, tmp_path / "wf")
     table = pd.read_csv(tmp_path / "results/attention/table1.csv")
     assert list(table.columns[:8]) == ["train", "test", "features", "L", "ND", "group", "median", "sd"]
-    assert len(table) == 2 * 6  # n ma, n un, rf/n, rs/n, rp/n and the i.i.d. control n/iid
-    assert set(table["group"]) >= {"n/iid"} and table["ceiling"].notna().all()
+    assert len(table) == 2 * 7  # n ma, n un, rf/n, rs/n, rp/n and the chance controls n/iid, n/shift
+    assert set(table["group"]) >= {"n/iid", "n/shift"} and table["ceiling"].notna().all()
+    assert set(table["data"]) == {"synthetic"}  # the tiny config's observers are synthetic
     metrics = pd.read_csv(tmp_path / "results/attention/metrics.csv")
     assert {"model", "metric", "value", "direction", "ceiling"} <= set(metrics.columns)
+    assert set(metrics["data"]) == {"synthetic"}
     # one leave-one-observer-out ceiling per test movie (and frames) and metric, next to every model's value
     assert (metrics.groupby(["train", "test", "metric"])["ceiling"].nunique() == 1).all()
     assert set(metrics["direction"]) == {"higher", "lower"}
@@ -50,11 +52,11 @@ def test_attention_rules_run_and_are_up_to_date(harness, completed_attention_wor
     parts = sorted(p.relative_to(tmp_path / "results/attention/evaluate").as_posix()
                    for p in (tmp_path / "results/attention/evaluate").rglob("*.csv"))
     assert parts == ["raw/L1/A/curves.csv", "raw/L1/A/table.csv"], parts
-    assert pd.read_csv(tmp_path / "results/attention/evaluate/raw/L1/A/table.csv").equals(table)
+    assert pd.read_csv(tmp_path / "results/attention/evaluate/raw/L1/A/table.csv").equals(table.drop(columns="data"))
     # one job per training movie writes the parts of every model row
     assert (tmp_path / "logs/benchmarks/attention_evaluate_part/A.tsv").is_file()
     # the metrics too, one part per training movie, joined by attention_metrics
-    assert pd.read_csv(tmp_path / "results/attention/metrics/A.csv").equals(metrics)
+    assert pd.read_csv(tmp_path / "results/attention/metrics/A.csv").equals(metrics.drop(columns="data"))
     assert (tmp_path / "logs/benchmarks/attention_metrics_part/A.tsv").is_file()
     dry = _snakemake(harness, tmp_path, "-n")
     assert "Nothing to be done" in dry.stdout + dry.stderr

@@ -137,11 +137,11 @@ def test_attention_from_python_runs_as_written(user_package):
     """The page's psybench.score call on a small in-memory movie: its rows, people above chance."""
     from test_api_attention import dot_movie  # tests/ is on sys.path (pytest rootdir import)
 
-    frames, samples = dot_movie(n_frames=40, fps=25.0)  # the page's frame rate
+    frames, samples = dot_movie(n_frames=100, fps=25.0)  # the page's frame rate; 4 s: room for the split's gap
     namespace = {"frames": frames, "samples": samples}
     exec(_block(_section("### Attention: a saliency model"), "python", 1), namespace)
     table1 = namespace["table1"].set_index(["params_hash", "metric"])["value"]
-    assert len(table1) == 2 * 6  # two L, six groups
+    assert len(table1) == 2 * 7  # two L, seven groups (with the chance controls n/iid and n/shift)
     people, chance = (table1.xs(f"median_rp_{g}", level="metric") for g in ("n_ma", "n_iid"))
     assert (people > 80).all() and ((chance - 50).abs() < 10).all()
 

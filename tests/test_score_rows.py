@@ -152,8 +152,10 @@ def test_collect_all_tracks_then_leaderboard(results, tmp_path):
         write_scores(rows, tmp_path / f"scores_{track}.csv")
     paths = [tmp_path / f"scores_{track}.parquet" for track in per_track]
     long_df = write_scores(paths, tmp_path / "scores_long.csv")
-    assert list(long_df.columns) == SCORE_COLUMNS
+    assert list(long_df.columns) == [*SCORE_COLUMNS, "data"]  # the attention rows' recorded / synthetic gaze
     assert set(long_df["track"]) == {"motion", "intphys", "attention"}
+    data = long_df.groupby("track")["data"].agg(lambda d: set(d.fillna("")))
+    assert data["motion"] == data["intphys"] == {""} and "" not in data["attention"]
     # 8 motion Table 1 rows + 1 fit + 5 intphys + 3 metrics + 3 table1
     assert len(long_df) == 20
     assert int(long_df["value"].isna().sum()) == 1  # LK's missing diamonds error, kept as NaN

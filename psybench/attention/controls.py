@@ -33,7 +33,8 @@ from psybench.attention.defaults import (
 from psybench.attention.feature_table import FeatureTable
 from psybench.attention.gaze.synthetic import random_physiological_scanpaths, random_saccade_scanpaths
 from psybench.attention.movies import MovieData
-from psybench.attention.tuning import lag_frames, train_frames
+from psybench.attention.split import fit_frames
+from psybench.attention.tuning import lag_frames
 
 __all__ = ["RS_JUMP_RATES_HZ", "RP_SPILLS", "control_scanpaths", "control_trajectories", "control_points",
            "control_filters", "movie_control_filters"]
@@ -165,8 +166,9 @@ def movie_control_filters(
     features: FeatureTable | None = None,
     points: Mapping[str, Sequence] | None = None,
 ) -> dict[str, list[np.ndarray]]:
-    """:func:`control_filters` of a training movie on its training frames (every even frame with history)."""
+    """:func:`control_filters` of a training movie on its training frames
+    (:func:`psybench.attention.split.fit_frames`)."""
     lags = lag_frames(lags_ms, train.frames_per_s)
-    return control_filters(train, train.gaze, train_frames(train.shape[0], lags), lags=lags, L=L,
+    return control_filters(train, train.gaze, fit_frames(train, lags, evaluation), lags=lags, L=L,
                            evaluation=evaluation, scanpaths=scanpaths, features=features, points=points)
 

@@ -27,6 +27,8 @@ __all__ = [
     "DENSITY_SIGMA",
     "N_SPLITS",
     "IVT_THRESHOLD_DEG_S",
+    "SPLIT",
+    "SPLIT_BLOCKS",
 ]
 
 #: Model grid (width, height): every movie is downsampled to 40x30, the size of the
@@ -54,6 +56,10 @@ IN_MEMORY_MB = 1024.0
 DENSITY_SIGMA = 1.0
 #: Random draws of AUC-Borji's negatives.
 N_SPLITS = 100
+#: Train/test split of a movie tested on itself (psybench.attention.split): blocks of time with a gap.
+SPLIT = "blocks"
+#: Blocks of time of the ``blocks`` split.
+SPLIT_BLOCKS = 4
 #: Saccade velocity threshold of I-VT (deg/s; Shic & Scassellati 2007, sec. 5.1).
 IVT_THRESHOLD_DEG_S = 30.0
 
@@ -86,6 +92,15 @@ class EvaluationSettings:
         Seed of the controls and of the non-attended draws.
     in_memory_mb : float
         Feature maps up to this size are decoded into memory once; larger ones stream.
+    split : {'blocks', 'even_odd'}
+        Train/test split of a movie tested on itself (:mod:`psybench.attention.split`):
+        contiguous blocks of time separated by a gap (default), or the paper's
+        even/odd frames (sec. 5.2), whose test frames repeat the training frames.
+    split_blocks : int
+        Blocks of time of the ``blocks`` split (even blocks train, odd blocks test).
+    split_gap_ms : float or None
+        Gap between training and test frames; None: from the data's autocorrelation
+        (:func:`psybench.attention.split.decorrelation_gap`).
     """
 
     n_sets: int = N_SETS
@@ -96,6 +111,9 @@ class EvaluationSettings:
     scatter: str = SCATTER
     seed: int = SEED
     in_memory_mb: float = IN_MEMORY_MB
+    split: str = SPLIT
+    split_blocks: int = SPLIT_BLOCKS
+    split_gap_ms: float | None = None
 
     @classmethod
     def from_config(cls, evaluation: Mapping[str, Any] | EvaluationSettings) -> EvaluationSettings:

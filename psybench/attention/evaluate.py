@@ -2,7 +2,7 @@
 
 Shic & Scassellati (2007), sections 4.3, 5.1 and 5.2; the filters come from
 :mod:`psybench.attention.tuning` (humans) and :mod:`psybench.attention.controls`
-(random controls), the frame split from :func:`psybench.attention.tuning.test_frames`.
+(random controls), the frame split from :func:`psybench.attention.split.pair_frames`.
 
 1. Rank percentile (sec. 5.2) of observer v's gazed cell on the map tuned to u,
    per frame, over the valid cells I (all grid cells)::
@@ -23,7 +23,13 @@ Shic & Scassellati (2007), sections 4.3, 5.1 and 5.2; the filters come from
    test frames, seeded),
    which the mid-rank tie rule puts at a mean of 50 % on any map (and a median of 50 %
    where ties are rare, as on noisy movies), a baseline at chance by construction
-   next to rf/n. Reported ``median`` = mean over pairs
+   next to rf/n; ``n/shift`` (beyond the paper): every human's filter tested on that
+   human's own gaze on the test frames, shifted circularly in time by half the test
+   frames (more than the split's gap when the test set is longer than twice the gap)
+   and on the grid by seeded uniformly drawn circular offsets (rows, columns), a fresh
+   one every ``gap`` frames of the split. Over the offsets each gazed cell is uniform on the grid, so the mid-rank rule
+   puts its mean at 50 % on any map and any data, with the gaze's own time course
+   (fixations, hence correlated frames and an honest spread). Reported ``median`` = mean over pairs
    of the per-pair median R (%) and ``sd`` = standard deviation over pairs, as the
    paper reports "mean percentages with standard deviations" of medians.
 4. Ceiling (beyond the paper; Kummerer, Wallis & Bethge 2015, "gold standard"):
@@ -53,20 +59,19 @@ from psybench.attention.defaults import (
     EvaluationSettings,
 )
 from psybench.attention.feature_table import FeatureTable
+from psybench.attention.group_rows import IID, RESPONSE_PERCENTILES, SHIFT, pair_tables, shifted_cells
 from psybench.attention.metrics import fixation_density, observer_counts
 from psybench.attention.movies import MovieData
 from psybench.attention.rank_counts import percentiles_from_counts, rank_counts
-from psybench.attention.tuning import gaze_cells, lag_frames, test_frames, train_frames
+from psybench.attention.split import pair_frames
+from psybench.attention.tuning import gaze_cells, lag_frames
 from psybench.progress import Progress
 
 __all__ = ["GROUPS", "RESPONSE_PERCENTILES", "rank_percentiles", "loo_rank_ceiling", "evaluate_pair", "evaluate"]
 
 log = logging.getLogger(__name__)
 
-GROUPS = ("n ma", "n un", "rf/n", "rs/n", "rp/n", "n/iid")
-#: Pseudo-subject of the i.i.d. uniform-gaze control.
-IID = "iid"
-RESPONSE_PERCENTILES = np.arange(0, 101, 5)
+GROUPS = ("n ma", "n un", "rf/n", "rs/n", "rp/n", "n/iid", "n/shift")
 
 
 def rank_percentiles(saliency: np.ndarray, cells: np.ndarray, *, ties: str = TIES) -> np.ndarray:
@@ -116,14 +121,20 @@ def _gaze_arrays(gaze: pd.DataFrame, n_frames: int) -> dict[str, tuple[np.ndarra
 
 
 def _test_ranks(movie: MovieData, humans: pd.DataFrame, frames, filters: np.ndarray, *, lags, L, ties, chunk=None,
-                iid_seed=None, iid_filters=0, features: FeatureTable | None = None):
+                iid_seed=None, iid_filters=0, features: FeatureTable | None = None, shift_seed=None, own=None,
+                segment=1):
     """R for every filter (U) and human (V) on the test frames: dict subject -> (n_valid, U).
 
     With ``iid_seed``, also subject :data:`IID`: ``ceil(IID_SAMPLES / n_frames)``
     uniformly drawn cells per test frame, ranked on the first ``iid_filters`` filters
     only, shape (n_frames * draws, iid_filters). ``features``: the test movie's
     :class:`~psybench.attention.feature_table.FeatureTable` at ``lags`` and ``L``
-    (default: streamed from the maps).
+    (default: streamed from the maps). With ``shift_seed``, also subject
+    ``SHIFT + v`` for every human v in ``own`` (subject -> index of v's filter): v's
+    gaze on the test frames shifted circularly by half of them in time and by seeded
+    uniform circular offsets on the grid (``ceil(IID_SAMPLES / n_frames)`` of them, fresh
+    every ``segment`` frames; :func:`~psybench.attention.group_rows.shifted_cells`),
+    ranked on v's filter only, shape (n_valid * draws, 1).
     """
     H, W = movie.shape[1:3]
     features = features or FeatureTable(movie.maps, lags=lags, L=L, max_mb=0)
@@ -139,10 +150,12 @@ def _test_ranks(movie: MovieData, humans: pd.DataFrame, frames, filters: np.ndar
                               grid_shape=(H, W))
         cells[valid[:, j], j] = row * W + col
     cells = np.where(valid, cells, cells.max(1, initial=0)[:, None])
+    n_draws = max(1, -(-IID_SAMPLES // max(1, len(frames))))
+    shifted = {} if shift_seed is None else shifted_cells(cells, valid, subjects, own, shift_seed, (H, W),
+                                                          segment=segment, draws=n_draws)
     res: dict[str, list[np.ndarray]] = {s: [] for s in subjects}
     iid = None
     if iid_seed is not None:
-        n_draws = max(1, -(-IID_SAMPLES // max(1, len(frames))))
         iid = np.random.default_rng(iid_seed).integers(0, H * W, size=(len(frames), n_draws))
         res[IID] = []
     if chunk is None:  # keep the (frames, cells, filters) block near 16 MB
@@ -157,6 +170,11 @@ def _test_ranks(movie: MovieData, humans: pd.DataFrame, frames, filters: np.ndar
                 res[s].append(R[ok, j])
         if iid is not None:
             res[IID].append(S[..., :iid_filters].copy())
+        for s, (f, c, ok) in shifted.items():
+            ok = ok[a : a + chunk]
+            if ok.any():
+                R = percentiles_from_counts(*rank_counts(S[ok][..., [f]], c[a : a + chunk][ok]), H * W, ties=ties)
+                res.setdefault(SHIFT + s, []).append(R.reshape(-1, 1))
     if iid is not None:  # every frame's draws at once; medians and percentiles ignore the order
         S = np.concatenate(res[IID]) if res[IID] else np.zeros((0, H * W, iid_filters), np.float32)
         res[IID] = [rank_percentiles(S, iid, ties=ties).reshape(-1, iid_filters)]
@@ -228,8 +246,7 @@ def evaluate_pair(
             f"{train.shape[1:]} vs {test.shape[1:]}"
         )
     lags = lag_frames(lags_ms, train.frames_per_s)
-    fit_frames = train_frames(train.shape[0], lags)
-    eval_frames = test_frames(test.shape[0], lags, same_movie=test.name == train.name)
+    fit, eval_frames, gap = pair_frames(train, test, lags, evaluation)
     tables = dict(tables or {})
     for m in (train, test):
         if m.name not in tables:
@@ -237,7 +254,7 @@ def evaluate_pair(
     humans_train = train.gaze
     subjects = sorted(humans_train["subject"].unique())
     seed = evaluation.seed
-    filters = list(train_filters(train, [humans_train[humans_train["subject"] == s] for s in subjects], fit_frames,
+    filters = list(train_filters(train, [humans_train[humans_train["subject"] == s] for s in subjects], fit,
                                  seeds=human_seeds(seed, len(subjects)), features=tables[train.name], points=points,
                                  lags=lags, L=L, n_negatives=evaluation.n_negatives,
                                  min_dist_frac=evaluation.min_dist_frac, scatter=evaluation.scatter))
@@ -252,46 +269,14 @@ def evaluate_pair(
     F = np.stack(filters)
     ranks = _test_ranks(test, test.gaze, eval_frames, F, lags=lags, L=L, ties=evaluation.ties,
                         iid_seed=seed * 7919 + 7,
-                        iid_filters=len(subjects), features=tables[test.name])
-    return _pair_tables(ranks, labels)
+                        iid_filters=len(subjects), features=tables[test.name],
+                        shift_seed=seed * 7919 + 11, own={s: i for i, s in enumerate(subjects)}, segment=gap)
+    return pair_tables(ranks, labels)
 
 
 def human_seeds(seed: int, n: int) -> list[int]:
     """Seeds of the non-attended draws of the ``n`` humans' filters (sorted subjects)."""
     return [seed * 7919 + 100003 + i for i in range(n)]
-
-
-def _pair_tables(ranks: Mapping[str, np.ndarray], labels: Sequence[tuple[str, str]]):
-    """The pairs and curves tables of :func:`evaluate_pair`: per tested subject (``ranks`` order), per filter."""
-    category = np.array([c for c, _ in labels], dtype=object)
-    name = np.array([n for _, n in labels], dtype=object)
-    human = category == "n"
-    n_rp = len(RESPONSE_PERCENTILES)
-    rows: dict[str, list] = {k: [] for k in ("group", "filter", "subject", "median", "n_frames")}
-    curves: dict[str, list] = {k: [] for k in ("group", "filter", "subject", "rp", "value")}
-    for v, R in ranks.items():
-        if len(R) == 0:
-            continue
-        # each filter's ranks sorted once, a row each: the median and percentiles select and interpolate
-        # the same order statistics as on R (by value: the same numbers), from sorted contiguous rows
-        R = np.ascontiguousarray(np.sort(R, axis=0).T)  # (U, n)
-        med = np.median(R, axis=1) * 100
-        curve = np.percentile(R, RESPONSE_PERCENTILES, axis=1) * 100  # (n_rp, U)
-        if v == IID:
-            keep = np.flatnonzero(human)
-            group = np.full(len(keep), "n/iid", dtype=object)
-        else:
-            keep = np.arange(len(labels))
-            group = np.where(human, np.where(name == v, "n ma", "n un"), category + "/n")
-        subject = np.full(len(keep), v, dtype=object)
-        for key, values in (("group", group), ("filter", name[keep]), ("subject", subject)):
-            rows[key].append(values)
-            curves[key].append(np.repeat(values, n_rp))
-        rows["median"].append(med[keep])
-        rows["n_frames"].append(np.full(len(keep), R.shape[1], np.int64))
-        curves["rp"].append(np.tile(RESPONSE_PERCENTILES.astype(np.int64), len(keep)))
-        curves["value"].append(curve[:, keep].T.ravel())
-    return tuple(pd.DataFrame({k: np.concatenate(v) if v else [] for k, v in t.items()}) for t in (rows, curves))
 
 
 def evaluate(
@@ -331,7 +316,7 @@ def evaluate(
     table, curves = [], []
     n_sets, n_per_set, seed, ties = evaluation.n_sets, evaluation.n_per_set, evaluation.seed, evaluation.ties
     scanpaths = dict(scanpaths or {})  # training movie -> control trajectories (feature-independent)
-    ceilings: dict[tuple[str, bool], float] = {}  # (test movie, same movie) -> LOO ceiling
+    ceilings: dict[tuple[str, bytes], float] = {}  # (test movie, test frames) -> LOO ceiling
     n_jobs, done, t0 = len(models) * len(pairs), 0, time.perf_counter()
     shown = Progress(n_jobs, "attention evaluation (models x train/test pairs)")
     log.info("Table 1: %d models x %d (train, test) pairs; %d sets x %s trajectories per control category",
@@ -352,10 +337,11 @@ def evaluate(
                     tables[name] = FeatureTable(movies[name][features].maps, lags=lags, L=L)
             if tr not in scanpaths:
                 scanpaths[tr] = control_scanpaths(train, train.gaze, n_sets=n_sets, n_per_set=n_per_set, seed=seed)
-            at = (tr, tuple(lags), train.shape[1:3], train.source_size)
+            fit, held, _gap = pair_frames(train, test, lags, evaluation)
+            at = (tr, tuple(lags), train.shape[1:3], train.source_size, fit.tobytes())
             if at not in points:
                 points[at] = _training_points(train, lags, scanpaths[tr], n_negatives=evaluation.n_negatives,
-                                               min_dist_frac=evaluation.min_dist_frac, seed=seed)
+                                               min_dist_frac=evaluation.min_dist_frac, seed=seed, frames=fit)
             if tr not in controls:
                 controls[tr] = movie_control_filters(train, L=L, lags_ms=lags_ms, evaluation=evaluation,
                                                      scanpaths=scanpaths[tr], features=tables[tr], points=points[at])
@@ -364,10 +350,9 @@ def evaluate(
             for name in list(tables):  # free the tables no later pair of this model reads
                 if all(name not in later for later in pairs[p + 1 :]):
                     del tables[name]
-            key = (te, te == tr)
+            key = (te, held.tobytes())
             if key not in ceilings:
-                ceilings[key] = loo_rank_ceiling(test, test_frames(test.shape[0], lags, same_movie=te == tr),
-                                                 ties=ties)
+                ceilings[key] = loo_rank_ceiling(test, held, ties=ties)
             nd = int(train.shape[-1]) * L * L * len(lags_ms)
             for group in GROUPS:
                 sub = pr[pr["group"] == group]
@@ -390,9 +375,8 @@ def evaluate(
     return pd.DataFrame(table), pd.DataFrame(curves)
 
 
-def _training_points(train: MovieData, lags, scanpaths, *, n_negatives, min_dist_frac, seed) -> dict[str, Any]:
-    """The training points of the humans ('n') and of the RS and RP controls of a training movie."""
-    frames = train_frames(train.shape[0], lags)
+def _training_points(train: MovieData, lags, scanpaths, *, n_negatives, min_dist_frac, seed, frames) -> dict[str, Any]:
+    """The training points of the humans ('n') and of the RS and RP controls on a training movie's ``frames``."""
     subjects = sorted(train.gaze["subject"].unique())
     humans = [train.gaze[train.gaze["subject"] == s] for s in subjects]
     settings = dict(n_negatives=n_negatives, min_dist_frac=min_dist_frac)

@@ -14,7 +14,7 @@ benchmark reports as its baseline (Judd et al. 2009, sec. 4).
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -131,6 +131,7 @@ def map_model_scores(
     density_sigma: float | None = None,
     n_splits: int | None = None,
     seed: int | None = None,
+    evaluation: Mapping[str, Any] | None = None,
 ) -> dict[str, dict[str, float]]:
     """A map-output model scored untuned on one test movie, with the leave-one-observer-out ceiling.
 
@@ -138,13 +139,15 @@ def map_model_scores(
     once (:func:`psybench.deep.built`), run on the movie's RGB frames in batches of its
     ``batch_size`` (:func:`rgb_batches`), put on the grid (:func:`maps_to_grid`, its
     ``output`` parameter, default "saliency") and scored on the test frames of
-    :func:`psybench.attention.tuning.test_frames` (the odd frames when the movie also
-    trained the other models, ``same_movie``), frame t by the map of the frame shown
+    :func:`psybench.attention.split.pair_frames` under ``evaluation`` (the
+    ``attention.evaluation`` split keys; the held-out frames when the movie also trained
+    the other models, ``same_movie``, the gap from this model's maps), frame t by the map of the frame shown
     ``lags_ms[0]`` before it, as the metrics' untuned feature maps are.
 
     Returns
     -------
-    ``{"scores": untuned_map_scores(...), "ceiling": loo_ceiling(...)}``.
+    ``{"scores": untuned_map_scores(...), "ceiling": loo_ceiling(...), "chance": noise_chance(...)}``
+    (:func:`psybench.attention.metrics.noise_chance`: levels and standard errors).
     """
     from psybench.deep import built
     from psybench.handoff import as_model
@@ -155,7 +158,7 @@ def map_model_scores(
     with built(spec, threads=threads) as (net, _device):
         grid = _grid_maps(spec, net, stimulus, movie_file)
     return _score_grid(grid, stimulus, gaze_table, same_movie=same_movie, lags_ms=lags_ms,
-                       density_sigma=density_sigma, n_splits=n_splits, seed=seed)
+                       density_sigma=density_sigma, n_splits=n_splits, seed=seed, evaluation=evaluation)
 
 
 def _grid_maps(spec: Any, net: Any, stimulus: str | os.PathLike, movie_file: str | os.PathLike | None) -> np.ndarray:
@@ -177,11 +180,12 @@ def _grid_maps(spec: Any, net: Any, stimulus: str | os.PathLike, movie_file: str
 
 def _score_grid(grid: np.ndarray, stimulus: str | os.PathLike, gaze_table: Any, *, same_movie: bool,
                 lags_ms: Sequence[float] | None, density_sigma: float | None, n_splits: int | None,
-                seed: int | None) -> dict[str, dict[str, float]]:
+                seed: int | None, evaluation: Mapping[str, Any] | None = None) -> dict[str, dict[str, float]]:
     """:func:`map_model_scores` of maps already on the grid."""
-    from psybench.attention.defaults import DENSITY_SIGMA, LAGS_MS, N_SPLITS, SEED
-    from psybench.attention.metrics import loo_ceiling, observer_counts
+    from psybench.attention.defaults import DENSITY_SIGMA, LAGS_MS, N_SPLITS, SEED, EvaluationSettings
+    from psybench.attention.metrics import loo_ceiling, noise_chance, observer_counts
     from psybench.attention.movies import MovieData
+    from psybench.attention.split import pair_frames
     from psybench.attention.stimuli import read_stimulus
     from psybench.attention.tuning import lag_frames, test_frames
     from psybench.io.tables import read_table
@@ -191,12 +195,15 @@ def _score_grid(grid: np.ndarray, stimulus: str | os.PathLike, gaze_table: Any, 
     movie = MovieData(name=Path(stimulus).stem, maps=grid[..., None], frames_per_s=float(stim.attrs["frames_per_s"]),
                       source_size=tuple(stim.attrs["source_size"]), gaze=gaze)
     lags = lag_frames(LAGS_MS if lags_ms is None else lags_ms, movie.frames_per_s)
-    frames = test_frames(len(grid), lags, same_movie=same_movie)
+    if same_movie:
+        frames = pair_frames(movie, movie, lags, EvaluationSettings.from_config(dict(evaluation or {})))[1]
+    else:
+        frames = test_frames(len(grid), lags, same_movie=False)
     oc = observer_counts(movie, frames)
     settings = {"density_sigma": DENSITY_SIGMA if density_sigma is None else density_sigma,
                 "n_splits": N_SPLITS if n_splits is None else n_splits, "seed": SEED if seed is None else seed}
     return {"scores": untuned_map_scores(grid[frames - lags[0]], oc, **settings),
-            "ceiling": loo_ceiling(oc, **settings)}
+            "ceiling": loo_ceiling(oc, **settings), "chance": noise_chance(oc.sum(0), **settings)}
 
 
 def map_model_rows(
@@ -213,18 +220,21 @@ def map_model_rows(
     n_splits: int | None = None,
     seed: int | None = None,
     out: str | os.PathLike | None = None,
+    evaluation: Mapping[str, Any] | None = None,
 ) -> pd.DataFrame:
     """A map model's rows of the metrics table on one test movie, one set per (train, ``test``) pair.
 
     The model is built once (:func:`psybench.deep.built`) and run once on the test
     movie; each pair is scored as :func:`map_model_scores` scores it (``same_movie``
-    when the training movie is the test movie: the odd frames, as for the tuned
-    models). The rows have the columns of :func:`psybench.attention.metrics.run_metrics`,
+    when the training movie is the test movie: the held-out frames of the split in
+    ``evaluation``, as for the tuned models). The rows have the columns of
+    :func:`psybench.attention.metrics.run_metrics`,
     ``model`` = ``"<name> untuned map"``, ``tuning`` = ``"untuned map"`` (no Fisher
     tuning: the map is scored as the model gives it), ``L`` empty, and the
     leave-one-observer-out ceiling of the same frames; ``rank_percentile`` is the
     paper's statistic (Shic & Scassellati 2007, sec. 5.2), higher is better.
     """
+    from psybench.attention.chance import chance_columns
     from psybench.attention.metrics import METRIC_DIRECTIONS
     from psybench.deep import built
     from psybench.handoff import as_model
@@ -238,13 +248,14 @@ def map_model_rows(
     rows = []
     for tr in trains:
         result = _score_grid(grid, stimulus, gaze_table, same_movie=tr == test, lags_ms=lags_ms,
-                             density_sigma=density_sigma, n_splits=n_splits, seed=seed)
+                             density_sigma=density_sigma, n_splits=n_splits, seed=seed, evaluation=evaluation)
         for metric, value in result["scores"].items():
             rows.append({
                 "model": map_row_model(spec.name), "metric": metric, "value": value,
                 "direction": METRIC_DIRECTIONS.get(metric, "higher"), "features": spec.name, "L": None,
                 "tuning": UNTUNED_MAP, "train": tr, "test": test,
                 "ceiling": result["ceiling"].get(metric, float("nan")),
+                **chance_columns(metric, value, *result["chance"], result["ceiling"].get(metric, float("nan"))),
             })
     table = pd.DataFrame(rows)
     if out is not None:

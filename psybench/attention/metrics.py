@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from psybench.attention import METRICS
+from psybench.attention.chance import chance_columns, chance_levels, noise_maps
 from psybench.attention.defaults import (
     DEFAULT_EVALUATION,
     DENSITY_SIGMA,
@@ -36,6 +37,7 @@ from psybench.attention.defaults import (
     SEED,
     EvaluationSettings,
 )
+from psybench.attention.gold_standard import density_information_gain, gold_standard_maps
 from psybench.attention.map_metrics import (
     EPS,
     auc_borji,
@@ -51,13 +53,12 @@ from psybench.attention.map_metrics import (
     similarity,
 )
 from psybench.attention.movies import load_movies
+from psybench.attention.split import pair_frames
 from psybench.attention.tuning import (
     fisher_filter,
     frame_features,
     gaze_cells,
     lag_frames,
-    test_frames,
-    train_frames,
     training_vectors,
 )
 from psybench.io.tables import write_table
@@ -78,6 +79,7 @@ __all__ = [
     "score_frames",
     "loo_ceiling",
     "observer_counts",
+    "noise_chance",
     "run_metrics",
     "gather_metrics",
 ]
@@ -196,6 +198,10 @@ def _nanmean(values) -> float:
     return float(np.nanmean(v)) if np.isfinite(v).any() else float("nan")
 
 
+#: Metrics that compare a map with the blurred fixation density (their ceiling map is blurred the same way).
+DENSITY_METRICS = ("CC", "KL", "SIM")
+
+
 def loo_ceiling(observer_counts: np.ndarray, *, density_sigma: float = DENSITY_SIGMA, n_splits: int = N_SPLITS,
                 seed: int = SEED) -> dict[str, float]:
     """Leave-one-observer-out ceiling: the others' fixation density predicting each observer.
@@ -207,22 +213,39 @@ def loo_ceiling(observer_counts: np.ndarray, *, density_sigma: float = DENSITY_S
 
     Returns
     -------
-    dict metric name -> mean over observers of :func:`score_frames` of the map
-    ``fixation_density(sum of the other observers' counts)`` against the held-out
-    observer's counts (frames the others never fixate give no map and are skipped).
+    dict metric name -> mean over observers of :func:`score_frames` of the held-out
+    observer's gold-standard density (:func:`psybench.attention.gold_standard.gold_standard_maps`:
+    the other observers' fixations, kernel bandwidth and mix with a uniform density
+    chosen by cross-validation on the others) against the held-out observer's counts
+    (frames the others never fixate are skipped).
     """
     oc = np.asarray(observer_counts, np.float64)
     if oc.ndim != 4 or oc.shape[0] < 2:
         raise ValueError(f"loo_ceiling needs (N >= 2, T, H, W) observer counts, got shape {oc.shape}")
     total = oc.sum(0)
+    gold = gold_standard_maps(oc)  # regularised, cross-validated on the others (psybench.attention.gold_standard)
     per_obs: dict[str, list[float]] = {k: [] for k in METRIC_DIRECTIONS}
     for o in range(oc.shape[0]):
         rest = total - oc[o]
         held = np.where(rest.sum((1, 2))[:, None, None] > 0, oc[o], 0.0)
-        maps = fixation_density(rest, sigma=density_sigma)
-        for k, v in score_frames(maps, held, density_sigma=density_sigma, n_splits=n_splits, seed=seed).items():
-            per_obs[k].append(v)
+        # metric-specific maps (Kummerer, Wallis & Bethge 2018, ECCV): CC, KL and SIM compare the map with the
+        # fixations blurred by density_sigma, whose expectation under the density p is p blurred the same way
+        raw, blurred = score_frames(np.stack([gold[o], fixation_density(gold[o], sigma=density_sigma)]), held,
+                                    density_sigma=density_sigma, n_splits=n_splits, seed=seed)
+        for k in per_obs:
+            per_obs[k].append((blurred if k in DENSITY_METRICS else raw)[k])
+        if "IG" in per_obs:  # the density scored as one (its uniform floor kept; psybench.attention.gold_standard)
+            per_obs["IG"][-1] = density_information_gain(gold[o], held, centre_baseline(oc.shape[2:]))
     return {k: _nanmean(v) for k, v in per_obs.items()}
+
+
+def noise_chance(counts: np.ndarray, *, density_sigma: float = DENSITY_SIGMA, n_splits: int = N_SPLITS,
+                 seed: int = SEED) -> tuple[dict[str, float], dict[str, float]]:
+    """Chance level and its SE per metric on ``counts`` (T, H, W): :func:`psybench.attention.chance.chance_levels`
+    of seeded noise maps scored as the models are (same fixations, negatives and settings)."""
+    scored = score_frames(noise_maps(np.shape(counts), seed=seed), counts, density_sigma=density_sigma,
+                          n_splits=n_splits, seed=seed)
+    return chance_levels(counts, scored)
 
 
 def observer_counts(movie, frames: np.ndarray) -> np.ndarray:
@@ -278,19 +301,20 @@ def run_metrics(
             raise ValueError(f"attention.pairs has no pair training on movie {train!r}")
         used = {m for pair in pairs for m in pair}
         feature_stores = {m: stores for m, stores in feature_stores.items() if m in used}
-    ceilings: dict[tuple[str, bool], dict[str, float]] = {}
+    ceilings: dict[tuple[str, bytes], dict[str, float]] = {}  # (test movie, test frames) -> ceiling
     evaluation = EvaluationSettings.from_config(evaluation)
     n_negatives, min_dist_frac, seed = evaluation.n_negatives, evaluation.min_dist_frac, evaluation.seed
     movies = load_movies(feature_stores, gaze_tables, in_memory_mb=evaluation.in_memory_mb)
     scores: dict[tuple[int, int], list[dict[str, float]]] = {}  # (model, pair) -> [untuned, tuned]
-    for p, (tr, te) in enumerate(pairs):  # all models of a pair scored together: shared random negatives
-        maps = []
-        for model in models:
+    keys: dict[tuple[int, int], tuple[str, bytes]] = {}
+    chances: dict[tuple[str, bytes], tuple[dict[str, float], dict[str, float]]] = {}  # same keys as ceilings
+    for p, (tr, te) in enumerate(pairs):  # each model on its own split's test frames (negatives: fixations only)
+        for m, model in enumerate(models):
+            maps = []
             features, L = model["features"], int(model["L"])
             train, test = movies[tr][features], movies[te][features]
             lags = lag_frames(lags_ms, train.frames_per_s)
-            fit_frames = train_frames(train.shape[0], lags)
-            eval_frames = test_frames(test.shape[0], lags, same_movie=te == tr)
+            fit_frames, eval_frames, _gap = pair_frames(train, test, lags, evaluation)
             pos_all, neg_all = [], []
             for i, (_subject, g) in enumerate(train.gaze.groupby("subject", sort=True)):
                 Xa, Xo = training_vectors(train, g, fit_frames, lags=lags, L=L, n_negatives=n_negatives,
@@ -305,26 +329,27 @@ def run_metrics(
                     frame_features(test.maps, eval_frames[a : a + 64], lags=lags, L=L) @ w
                     for a in range(0, len(eval_frames), 64)
                 ]
-            ).reshape(len(eval_frames), H, W))  # tuned
-        per_observer = observer_counts(test, eval_frames)
-        key = (te, te == tr)
-        if key not in ceilings:
-            ceilings[key] = loo_ceiling(per_observer, density_sigma=density_sigma, n_splits=n_splits, seed=seed)
-        flat = score_frames(np.stack(maps), per_observer.sum(0), density_sigma=density_sigma, n_splits=n_splits,
-                            seed=seed)
-        for m in range(len(models)):
-            scores[m, p] = flat[2 * m : 2 * m + 2]
+                ).reshape(len(eval_frames), H, W))  # tuned
+            per_observer = observer_counts(test, eval_frames)
+            keys[m, p] = key = (te, eval_frames.tobytes())
+            if key not in ceilings:
+                ceilings[key] = loo_ceiling(per_observer, density_sigma=density_sigma, n_splits=n_splits, seed=seed)
+                chances[key] = noise_chance(per_observer.sum(0), density_sigma=density_sigma, n_splits=n_splits,
+                                            seed=seed)
+            scores[m, p] = score_frames(np.stack(maps), per_observer.sum(0), density_sigma=density_sigma,
+                                        n_splits=n_splits, seed=seed)
     rows = []
     for m, model in enumerate(models):
         features, L = model["features"], int(model["L"])
         for p, (tr, te) in enumerate(pairs):
-            ceiling = ceilings[(te, te == tr)]
+            ceiling, (chance, chance_se) = ceilings[keys[m, p]], chances[keys[m, p]]
             for tuning, values in zip(("untuned", "tuned"), scores[m, p]):
                 for metric, value in values.items():
                     rows.append({
                         "model": f"{features} L={L} {tuning}", "metric": metric, "value": value,
                         "direction": METRIC_DIRECTIONS[metric], "features": features, "L": L,
                         "tuning": tuning, "train": tr, "test": te, "ceiling": ceiling[metric],
+                        **chance_columns(metric, value, chance, chance_se, ceiling[metric]),
                     })
     table = pd.DataFrame(rows)
     write_table(table, out)
@@ -338,6 +363,7 @@ def gather_metrics(
     pairs: Sequence[tuple[str, str]],
     out: str | os.PathLike,
     maps: Sequence[str | os.PathLike] = (),
+    data: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """Join the parts of :func:`run_metrics` (``train=``) into the table :func:`run_metrics` writes for all pairs.
 
@@ -350,7 +376,10 @@ def gather_metrics(
     parts : mapping training movie -> its part's table path
     models, pairs : as given to :func:`run_metrics`; the rows come in their order
         (model, then pair, then tuning and metric as in the part).
+    data : mapping movie -> 'recorded' or 'synthetic', optional
+        A last column ``data`` (:func:`psybench.attention.data_kind.with_data_column`).
     """
+    from psybench.attention.data_kind import with_data_column
     from psybench.io.tables import read_table
 
     read = {tr: read_table(path) for tr, path in parts.items()}
@@ -370,5 +399,6 @@ def gather_metrics(
     table = pd.DataFrame(rows)
     if maps:  # L empty for a map model (no neighbourhood), the other rows' L still integers
         table["L"] = table["L"].astype("Int64")
+    table = with_data_column(table, data)
     write_table(table, out)
     return table

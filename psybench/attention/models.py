@@ -159,5 +159,6 @@ def metrics_settings(section: Mapping[str, Any]) -> dict[str, Any]:
     Table 1 setting alone does not rerun the metrics.
     """
     ev = section["evaluation"]
-    shared = {k: ev[k] for k in ("n_negatives", "min_dist_frac", "seed", "in_memory_mb")}
+    shared = {k: ev[k] for k in ("n_negatives", "min_dist_frac", "seed", "in_memory_mb", "split", "split_blocks",
+                                 "split_gap_ms") if k in ev}
     return {"lags_ms": section["lags_ms"], "evaluation": shared, **section["metrics"]}

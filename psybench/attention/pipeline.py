@@ -211,6 +211,7 @@ def score(
     """
     from psybench.attention import EXPERIMENTS
     from psybench.attention import pipeline as stage
+    from psybench.attention.data_kind import movie_data
     from psybench.attention.defaults import EvaluationSettings
     from psybench.attention.models import feature_key, metrics_settings
 
@@ -259,7 +260,8 @@ def score(
             progress.step(f"Table 1 of {model.name} trained on {tr}")
         files["table1"] = work / "attention" / "table1.csv"
         stage.evaluate(parts, models=model.rows(), pairs=pairs, table_path=files["table1"],
-                       curves_path=work / "attention" / "curves.csv", figure_path=work / TABLE1_FIGURE)
+                       curves_path=work / "attention" / "curves.csv", figure_path=work / TABLE1_FIGURE,
+                       data=movie_data(specs))
         progress.step("Table 1")
     if with_metrics:
         metric_parts = {}
@@ -269,7 +271,7 @@ def score(
                                pairs=pairs, out=metric_parts[tr], train=tr, **metrics_settings(section))
             progress.step(f"saliency metrics trained on {tr}")
         files["metrics"] = work / "attention" / "metrics.csv"
-        stage.metrics(metric_parts, models=model.rows(), pairs=pairs, out=files["metrics"])
+        stage.metrics(metric_parts, models=model.rows(), pairs=pairs, out=files["metrics"], data=movie_data(specs))
         progress.step("saliency metrics")
     rows = stage.score_rows(**files, table1_figure=TABLE1_FIGURE if with_table1 else None, results_root=work)
     progress.step("score rows")

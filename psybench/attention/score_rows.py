@@ -76,7 +76,7 @@ def _metrics_rows(path, *, track: str, results_root) -> pd.DataFrame:
                 )
             direction.iloc[i] = known
     default_source = cells.relative_source(path, results_root)
-    return score_frame({
+    return _with_data(df, score_frame({
         "model": cells.text(df["model"]).to_numpy(dtype=object),
         "params_hash": cells.optional_text(df, "params_hash").to_numpy(dtype=object),
         "track": [track] * n,
@@ -87,7 +87,7 @@ def _metrics_rows(path, *, track: str, results_root) -> pd.DataFrame:
         "ci_low": cells.optional_floats(df, "ci_low", path),
         "ci_high": cells.optional_floats(df, "ci_high", path),
         "source": cells.optional_text(df, "source", default_source).to_numpy(dtype=object),
-    }, n)
+    }, n))
 
 
 def _table1_rows(path, *, track: str, results_root, figure: str | None) -> pd.DataFrame:
@@ -102,7 +102,7 @@ def _table1_rows(path, *, track: str, results_root, figure: str | None) -> pd.Da
     exps = (cells.text(df["train"]) + "_on_" + cells.text(df["test"])).to_numpy(dtype=object)
     metric = ["median_rp_" + cells.slug(g) for g in cells.text(df["group"])]
     source = figure if figure is not None else cells.relative_source(path, results_root)
-    return score_frame({
+    return _with_data(df, score_frame({
         "model": cells.text(df["features"]).to_numpy(dtype=object),
         "params_hash": np.asarray(hashes, dtype=object),
         "track": [track] * n,
@@ -111,7 +111,14 @@ def _table1_rows(path, *, track: str, results_root, figure: str | None) -> pd.Da
         "value": cells.floats(df["median"], "median", path),
         "direction": ["higher"] * n,
         "source": [source] * n,
-    }, n)
+    }, n))
+
+
+def _with_data(df: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
+    """``rows`` with the table's ``data`` column (recorded / synthetic, :mod:`psybench.attention.data_kind`),
+    "n/a" where the table has none: an extra column of the long table, after its schema's."""
+    rows["data"] = cells.optional_text(df, "data", "n/a").to_numpy(dtype=object) if "data" in df.columns else "n/a"
+    return rows
 
 
 def score_rows(

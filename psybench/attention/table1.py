@@ -23,6 +23,7 @@ from typing import Any
 import pandas as pd
 
 from psybench.attention.controls import control_scanpaths
+from psybench.attention.data_kind import with_data_column
 from psybench.attention.defaults import DEFAULT_EVALUATION, EvaluationSettings
 from psybench.attention.evaluate import evaluate
 from psybench.attention.figures import plot_curves
@@ -193,6 +194,7 @@ def gather_evaluation(
     table_path: str | os.PathLike,
     curves_path: str | os.PathLike,
     figure_path: str | os.PathLike,
+    data: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """Join the parts of :func:`run_evaluation_part` into table1, curves and their figure.
 
@@ -202,6 +204,9 @@ def gather_evaluation(
     Parameters
     ----------
     parts : sequence of mappings with keys features, L, train, table, curves (paths)
+    data : mapping movie -> 'recorded' or 'synthetic', optional
+        Each movie's gaze kind (:func:`psybench.attention.data_kind.movie_data`): the
+        tables get a last column ``data``.
     """
     read = {(p["features"], int(p["L"]), p["train"]): (read_table(p["table"]), read_table(p["curves"])) for p in parts}
     tables, curves = [], []
@@ -213,8 +218,8 @@ def gather_evaluation(
             t, c = read[key]
             tables.append(t[t["test"] == te])
             curves.append(c[c["test"] == te])
-    table = pd.concat(tables, ignore_index=True)
-    curve_table = pd.concat(curves, ignore_index=True)
+    table = with_data_column(pd.concat(tables, ignore_index=True), data)
+    curve_table = with_data_column(pd.concat(curves, ignore_index=True), data)
     write_table(table, table_path)
     write_table(curve_table, curves_path)
     plot_curves(curve_table, figure_path)
