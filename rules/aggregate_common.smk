@@ -63,11 +63,12 @@ SYNTHETIC_TRACKS = [
 
 
 def get_report_human_inputs(wildcards):
-    """The attention table whose inter-observer ceiling the report shows next to the models, and the gaze
-    recordings' sample counts."""
+    """The attention table whose inter-observer ceiling the report shows next to the models, the metrics
+    table with its chance and ceiling columns, and the gaze recordings' sample counts."""
     if "attention" in config["tracks"]:
         return {
             "attention_table": "results/attention/table1.csv",
+            "attention_metrics": "results/attention/metrics.csv",
             "gaze_counts": get_attention_gaze_counts(),
         }
     return {}

@@ -2,7 +2,8 @@
 
 Inputs:  pages (leaderboards.json; the leaderboard tables beside it), scores (the long score table:
          the IntPhys page's error rates per block and visibility), attention_table (optional:
-         the attention table1.csv whose inter-observer ceiling is shown), gaze_counts (the attention
+         the attention table1.csv whose inter-observer ceiling is shown), attention_metrics (optional:
+         the attention metrics.csv, shown with its chance and ceiling columns), gaze_counts (the attention
          gaze recordings' sample counts, shown on the attention page), motion_table1 and
          motion_generalisation (optional: the bio-inspired models' held-out verdicts).
 Output:  report (directory).
@@ -25,6 +26,7 @@ boards = render_site(
     results_root=params.results_root,
     synthetic=list(params.synthetic),
     attention_table=inp.get("attention_table"),
+    attention_metrics=inp.get("attention_metrics"),
     gaze_counts=list(inp.get("gaze_counts", [])),
     scores=inp.scores,
     # the motion track reads its own tables; the report only lays them out

@@ -139,13 +139,20 @@ def test_loo_ceiling_reports_peoples_agreement(synthetic_table):
 
 
 def test_loo_rank_ceiling_by_hand():
-    """Two observers on a 2x3 grid: each one's cell on the other's (unblurred) map, mid-rank ties."""
-    gaze = pd.DataFrame({"subject": ["a", "b", "a", "b"], "frame": [0, 0, 1, 1], "x": [5, 5, 5, 25],
-                         "y": [5, 5, 5, 15], "valid": True})
-    movie = MovieData("m", np.zeros((2, 2, 3, 1), np.float32), 10.0, (30, 20), gaze, "raw")
-    # frame 0: both on cell 0 -> top of 6 cells (others tied at 0): R = 1; frame 1: a's cell 0 on b's map
-    # (b on cell 5) ties with 4 zeros -> R = (0 + 0.5 * 4) / 5 = 0.4; same for b. Medians 0.7 -> 70 %.
-    assert ev.loo_rank_ceiling(movie, np.array([0, 1]), density_sigma=1e-9) == pytest.approx(70.0)
+    """Two observers on a 2x3 grid, six frames in two blocks of three: each one's cell ranked on the other's density.
+
+    Agreeing (both on cell 0): R = 1; disagreeing (a on cell 0, b on cell 5, the far corner): R = 0 for both.
+    Blocks where the other block's median is below 50 % are scored as chance (the uniform density).
+    """
+    def movie(agree):
+        rows = [{"subject": s, "frame": f, "x": 5 if s == "a" or ok else 25, "y": 5 if s == "a" or ok else 15,
+                 "valid": True} for f, ok in enumerate(agree) for s in ("a", "b")]
+        return MovieData("m", np.zeros((6, 2, 3, 1), np.float32), 10.0, (30, 20), pd.DataFrame(rows), "raw")
+
+    # mostly agreeing: each block's other block has median R = 1, the density is kept: median of 1,1,0,1,1,0
+    assert ev.loo_rank_ceiling(movie([1, 1, 0, 1, 1, 0]), np.arange(6)) == pytest.approx(100.0)
+    # mostly disagreeing: the density (median R = 0, the old ceiling) loses to chance in both blocks
+    assert ev.loo_rank_ceiling(movie([0, 0, 1, 0, 0, 1]), np.arange(6)) == pytest.approx(50.0)
 
 
 def test_controls_fall_below_chance_on_the_default_sparse_scene():

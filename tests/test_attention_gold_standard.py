@@ -107,3 +107,59 @@ def test_density_information_gain_is_the_log_ratio_at_fixations():
     flat = np.full((2, 30, 40), 1 / 1200)
     want = np.mean([np.log2(1 / 1200) - np.log2(b[3, 4]), np.log2(1 / 1200) - np.log2(b[15, 20])])
     assert density_information_gain(flat, fix, base) == pytest.approx(want, rel=1e-9)
+
+
+def _ceiling_and_se(movie, frames):
+    """Table 1's rank ceiling (%) on ``frames``: the mean over observers and its standard error."""
+    from psybench.attention.gold_standard import rank_ceilings
+
+    meds = rank_ceilings(observer_counts(movie, np.asarray(frames, int)))
+    return float(meds.mean()), float(meds.std(ddof=1) / np.sqrt(len(meds)))
+
+
+def test_rank_ceiling_never_below_chance_on_the_tiny_config():
+    """The tiny workflow config's movies (45 frames, two observers who prefer target and lure): the blurred
+    counts of the other observer put the held-out one at 47.0 % (ties at the bottom), below chance."""
+    from psybench.attention import gaze as gz
+    from psybench.attention.defaults import EvaluationSettings
+    from psybench.attention.split import pair_frames
+    from psybench.attention.stimuli import render_popout
+    from psybench.attention.tuning import lag_frames
+
+    for name, seed, p in (("A", 1, [0.9, 0.1]), ("B", 2, [0.1, 0.9])):
+        scene = render_popout(seed=seed, n_frames=45)
+        fps, T = scene.attrs["frames_per_s"], len(scene.frames)
+        raw = gz.synthetic_observers(scene.target_xy, scene.lure_xy, p_target=p, frames_per_s=fps,
+                                     source_size=(640, 480), seed=seed, movie=name)
+        gaze = gz.resample_to_frames(raw, frames_per_s=fps, n_frames=T, movie=name)
+        movie = MovieData(name, np.zeros((T, 30, 40, 1), np.float32), fps, (640, 480), gaze, "raw")
+        _fit, held, _gap = pair_frames(movie, movie, lag_frames((100, 300), fps), EvaluationSettings())
+        mean, se = _ceiling_and_se(movie, held)
+        assert mean >= 50 - se, (name, mean, se)
+
+
+def test_rank_ceiling_above_chance_on_real_gaze():
+    """The split tests' real case (DIEM gaze of another movie, 8 observers, 1650 frames at 25 frames/s, the
+    blocks split's test frames): people's agreement ranks well above chance (96.8 %)."""
+    from test_attention_split import FPS, _real_gaze
+
+    from psybench.attention.defaults import EvaluationSettings
+    from psybench.attention.split import pair_frames
+    from psybench.attention.tuning import lag_frames
+
+    T = 1650
+    movie = MovieData("M", np.zeros((T, 30, 40, 1), np.float32), FPS, (1066, 710), _real_gaze(T, 8))
+    _fit, held, _gap = pair_frames(movie, movie, lag_frames((100, 300), FPS), EvaluationSettings())
+    mean, se = _ceiling_and_se(movie, held)
+    assert mean - 3 * se > 50 and mean > 90, (mean, se)
+
+
+def test_rank_ceiling_of_people_who_look_anywhere_is_chance():
+    """Uniformly random gaze: cross-validation picks the uniform density, every rank is 50 %."""
+    from psybench.attention.gold_standard import rank_ceilings
+
+    rng = np.random.default_rng(0)
+    oc = np.zeros((6, 100, 30, 40))
+    for o in range(6):
+        oc[o, np.arange(100), rng.integers(30, size=100), rng.integers(40, size=100)] = 1
+    np.testing.assert_allclose(rank_ceilings(oc), 50.0)

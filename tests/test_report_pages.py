@@ -75,8 +75,15 @@ def site(tmp_path_factory):
     pd.DataFrame([{"train": "A", "test": "B", "features": f, "L": 1, "group": g, "median": m, "sd": 1.0,
                    "n_pairs": 6, "ceiling": 97.5}
                   for f, base in (("raw", 85.0), ("itti", 88.0))
-                  for g, m in (("n ma", base + 2), ("n un", base), ("rf/n", 50.0))]).to_csv(attention, index=False)
+                  for g, m in (("n ma", base + 2), ("n un", base), ("rf/n", 50.0), ("n/shift", 50.5))
+                  ]).to_csv(attention, index=False)
+    metrics = results / "attention" / "metrics.csv"
+    pd.DataFrame([{"model": "raw L=1 tuned", "metric": k, "value": v, "direction": d, "train": "A", "test": "B",
+                   "ceiling": c, "chance": ch, "chance_se": 0.0, "of_ceiling": (v - ch) / (c - ch)}
+                  for k, v, d, c, ch in (("AUC-Judd", 0.8, "higher", 0.95, 0.65), ("KL", 2.0, "lower", 1.0, 3.0))
+                  ]).to_csv(metrics, index=False)
     render_site(agg / "leaderboards.json", results / "report", results_root=results, attention_table=attention,
+                attention_metrics=metrics,
                 motion_held_out=held_out_section(agg / "motion_table1.csv", None, {}), scores=agg / "scores_long.csv")
     return results / "report", {b.name: b for b in boards}
 
@@ -144,8 +151,8 @@ def test_each_track_page_opens_with_the_papers_table_in_a_browser(site, tmp_path
             assert cells["people"] == ["pass 0"] * 4  # the reference observer's rows, not an invented row
             assert 'title="0 deg: fail (error 12); 15 deg: fail (error 12)"' in dom
         elif track == "attention":
-            assert rows[0][1:] == ["n ma", "n un", "rf/n"]
-            assert cells["itti L=1"] == ["90.0", "88.0", "50.0"]
+            assert rows[0][1:] == ["n ma", "n/shift", "n un", "rf/n"]  # the chance twin beside n ma
+            assert cells["itti L=1"] == ["90.0", "50.5", "88.0", "50.0"]
             assert cells["people (inter-observer ceiling)"] == ["97.5"]
         else:
             assert rows[0][1:] == ["O1 visible", "O1 occluded", "O2 visible", "O2 occluded", "all blocks visible",
@@ -192,3 +199,28 @@ def test_attention_front_one_holds_fewer_entries_than_the_leaderboard(site):
     page = (report / "attention.html").read_text()
     body = page.split('id="leaderboard">', 1)[1].split("</table>", 1)[0]
     assert body.count('class="front1"') == (table["front"] == 1).sum() < body.count("<tr") - 1
+
+
+def _table_rows(html: str, table_id: str) -> list[list[str]]:
+    """The cell texts of each row of the table with id ``table_id`` (header row first)."""
+    body = html.split(f'id="{table_id}">', 1)[1].split("</table>", 1)[0]
+    return [[re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", row, re.S)]
+            for row in re.findall(r"<tr[^>]*>(.*?)</tr>", body, re.S)]
+
+
+def test_attention_page_shows_the_shift_control_and_chance_beside_each_metric(site):
+    """Table 1 has n/shift beside n ma, explained as chance by construction; the metrics table under it has
+    the file's chance, ceiling and of_ceiling columns, and AUC-Judd's chance level is explained."""
+    report, _ = site
+    page = (report / "attention.html").read_text()
+    head = _table_rows(page, "table1-matrix")[0]
+    assert head[1:3] == ["n ma", "n/shift"]
+    note = re.sub(r"\s+", " ", page.split('id="shift-control">', 1)[1].split("</p>", 1)[0])
+    assert "shifted in time" in note and "chance (50) by construction" in note
+    rows = _table_rows(page, "attention-metrics-table")
+    assert rows[0] == ["model", "metric", "value", "chance", "ceiling", "of ceiling"]
+    cells = {r[1].split(" (")[0]: r for r in rows[1:]}
+    assert cells["AUC-Judd"][2:] == ["0.8", "0.65", "0.95", "0.5"]  # (0.8 - 0.65) / (0.95 - 0.65)
+    assert cells["KL"][2:] == ["2", "3", "1", "0.5"]  # lower is better: (2 - 3) / (1 - 3)
+    text = re.sub(r"\s+", " ", page)
+    assert "0.5 + 1/(2(n+1))" in text and "n fixated cells" in text

@@ -33,9 +33,9 @@ Shic & Scassellati (2007), sections 4.3, 5.1 and 5.2; the filters come from
    of the per-pair median R (%) and ``sd`` = standard deviation over pairs, as the
    paper reports "mean percentages with standard deviations" of medians.
 4. Ceiling (beyond the paper; Kummerer, Wallis & Bethge 2015, "gold standard"):
-   each observer's rank percentile on the fixation density of the *other* observers
-   (counts on the grid blurred by ``density_sigma`` cells) on the same test frames;
-   median over frames, mean over observers -> the ``ceiling`` column of every row
+   each observer's rank percentile on the regularised, cross-validated density of the
+   *other* observers (:func:`psybench.attention.gold_standard.rank_ceilings`) on the
+   same test frames; median over frames, mean over observers -> the ``ceiling`` column of every row
    of the (train, test) pair: how far people's mutual agreement reaches on that movie.
 """
 
@@ -53,14 +53,14 @@ from psybench.attention.batch_tuning import train_filters, training_points
 from psybench.attention.controls import control_points, control_scanpaths, movie_control_filters
 from psybench.attention.defaults import (
     DEFAULT_EVALUATION,
-    DENSITY_SIGMA,
     LAGS_MS,
     TIES,
     EvaluationSettings,
 )
 from psybench.attention.feature_table import FeatureTable
+from psybench.attention.gold_standard import rank_ceilings
 from psybench.attention.group_rows import IID, RESPONSE_PERCENTILES, SHIFT, pair_tables, shifted_cells
-from psybench.attention.metrics import fixation_density, observer_counts
+from psybench.attention.metrics import observer_counts
 from psybench.attention.movies import MovieData
 from psybench.attention.rank_counts import percentiles_from_counts, rank_counts
 from psybench.attention.split import pair_frames
@@ -186,29 +186,16 @@ def _test_ranks(movie: MovieData, humans: pd.DataFrame, frames, filters: np.ndar
 IID_SAMPLES = 20000
 
 
-def loo_rank_ceiling(movie: MovieData, frames, *, ties: str = TIES, density_sigma: float = DENSITY_SIGMA) -> float:
+def loo_rank_ceiling(movie: MovieData, frames, *, ties: str = TIES) -> float:
     """Leave-one-observer-out ceiling of the rank percentile (%), on ``frames`` of ``movie``.
 
-    For each observer and frame, the rank percentile (:func:`rank_percentiles`) of
-    the observer's gazed cell on the fixation density of the other observers'
-    gaze on that frame (frames the others do not fixate are skipped); median over
-    frames, mean over observers. NaN with fewer than two observers.
+    The mean over observers of :func:`psybench.attention.gold_standard.rank_ceilings`:
+    each observer's median rank percentile on the regularised, cross-validated density
+    of the other observers' gaze (never below chance where the others predict
+    nothing). NaN with fewer than two observers.
     """
-    frames = np.asarray(frames, int)
-    oc = observer_counts(movie, frames)  # (N, T, H, W)
-    if oc.shape[0] < 2:
-        return float("nan")
-    total = oc.sum(0)
-    meds = []
-    for o in range(oc.shape[0]):
-        rest = total - oc[o]
-        t_ok = (oc[o].sum((1, 2)) > 0) & (rest.sum((1, 2)) > 0)
-        if not t_ok.any():
-            continue
-        dens = fixation_density(rest[t_ok], sigma=density_sigma)
-        cells = oc[o][t_ok].reshape(int(t_ok.sum()), -1).argmax(1)
-        meds.append(np.median(rank_percentiles(dens.reshape(len(dens), -1), cells, ties=ties)) * 100)
-    return float(np.mean(meds)) if meds else float("nan")
+    meds = rank_ceilings(observer_counts(movie, np.asarray(frames, int)), ties=ties)
+    return float(np.nanmean(meds)) if np.isfinite(meds).any() else float("nan")
 
 
 def evaluate_pair(

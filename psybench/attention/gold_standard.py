@@ -27,21 +27,35 @@ parameters are chosen for each held-out observer from a small grid, on the 40x30
 of the model grid and per movie frame, without a centre-bias component (the IG baseline
 is the fixed centre prior of :func:`psybench.attention.metrics.centre_baseline`, and a
 ceiling fitted towards it would mix the baseline into the reference).
+
+Table 1's ceiling (:func:`rank_ceilings`) ranks each held-out observer's gazed cell on
+this density (Shic & Scassellati 2007, sec. 5.2 rank percentile). Ranks ignore the
+uniform part of the mix unless it is the whole density, and cells beyond the kernel's
+reach tie at the bottom, below the mid-rank's 50 %: where the others predict an
+observer's gaze worse than chance on most frames, the density's median rank is below
+chance although predicting nothing (the uniform density, 50 % on every frame) is a
+candidate of the gold standard. The choice between the two is cross-validated in
+time: on each of :data:`RANK_FOLDS` contiguous blocks of the frames, the density is
+kept where the observer's median rank on it over the *other* blocks reaches 50 %, and
+the uniform density is used otherwise.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from psybench.attention.defaults import DENSITY_SIGMA
+from psybench.attention.defaults import DENSITY_SIGMA, TIES
+from psybench.attention.rank_counts import percentiles_from_counts, rank_counts
 
-__all__ = ["BANDWIDTHS", "UNIFORM_WEIGHTS", "regularised_density", "choose_regularisation", "gold_standard_maps",
-           "density_information_gain"]
+__all__ = ["BANDWIDTHS", "UNIFORM_WEIGHTS", "RANK_FOLDS", "regularised_density", "choose_regularisation",
+           "gold_standard_maps", "rank_ceilings", "density_information_gain"]
 
 #: Kernel bandwidths (grid cells) tried by the cross-validation.
 BANDWIDTHS = (0.5, 1.0, 2.0, 4.0)
 #: Weights of the uniform density tried by the cross-validation (1 = the uniform density itself).
 UNIFORM_WEIGHTS = (0.001, 0.01, 0.03, 0.1, 0.3, 0.6, 1.0)
+#: Contiguous blocks of frames over which :func:`rank_ceilings` cross-validates density against chance.
+RANK_FOLDS = 2
 
 
 def _blurred(counts: np.ndarray, bandwidth: float) -> np.ndarray:
@@ -103,6 +117,40 @@ def gold_standard_maps(observer_counts: np.ndarray) -> np.ndarray:
         others = np.delete(oc, o, axis=0)
         bandwidth, weight = choose_regularisation(others)
         out[o] = regularised_density(total - oc[o], bandwidth=bandwidth, weight=weight)
+    return out
+
+
+def rank_ceilings(observer_counts: np.ndarray, *, ties: str = TIES, folds: int = RANK_FOLDS) -> np.ndarray:
+    """Each observer's median rank percentile (%) on the gold standard of the others (module docstring).
+
+    ``observer_counts``: (N, T, H, W), one gazed cell per observer and frame at most
+    (:func:`psybench.attention.metrics.observer_counts`). Per observer, over the frames
+    the observer fixates: the rank percentile of the gazed cell on
+    :func:`gold_standard_maps` (mid-rank ties: 50 % on a frame the others do not fixate),
+    replaced by 50 % on each of ``folds`` contiguous blocks of frames where the median
+    over the other blocks is below 50 %; then the median over frames. Shape (N,); NaN
+    for an observer without fixations, all NaN with fewer than two observers.
+    """
+    oc = np.asarray(observer_counts, np.float64)
+    out = np.full(oc.shape[0], np.nan)
+    if oc.shape[0] < 2:
+        return out
+    gold = gold_standard_maps(oc)
+    K = oc.shape[-1] * oc.shape[-2]
+    for o in range(oc.shape[0]):
+        on = oc[o].reshape(oc.shape[1], K)
+        t = np.flatnonzero(on.sum(1) > 0)
+        if not t.size:
+            continue
+        S = gold[o].reshape(oc.shape[1], K)[t][..., None]
+        R = percentiles_from_counts(*rank_counts(S, on[t].argmax(1)[:, None]), K, ties=ties)[:, 0, 0]
+        chosen = R.copy()
+        blocks = np.array_split(np.arange(t.size), min(folds, t.size))
+        for b in blocks if len(blocks) > 1 else ():
+            rest = np.setdiff1d(np.arange(t.size), b)
+            if np.median(R[rest]) < 0.5:
+                chosen[b] = 0.5
+        out[o] = float(np.median(chosen)) * 100
     return out
 
 

@@ -32,7 +32,7 @@ import pandas as pd
 
 from psybench.report.human import MOTION_TARGETS, human_reference
 
-__all__ = ["motion_table", "attention_table", "intphys_table", "PEOPLE"]
+__all__ = ["motion_table", "attention_table", "attention_metrics", "intphys_table", "PEOPLE"]
 
 #: The model name of people's row in the tables (the motion track's reference observer).
 PEOPLE = "people"
@@ -162,7 +162,41 @@ def _model_name(r: Mapping[str, Any]) -> str:
     return f"{r['features']} L={int(L)}" if L is not None and pd.notna(L) else str(r["features"])
 
 
-def attention_table(table1: pd.DataFrame) -> dict[str, Any]:
+def _beside_matched(groups: list[str]) -> list[str]:
+    """The groups in the table's order, the ``n/shift`` control moved right after ``n ma`` (its chance twin)."""
+    if "n ma" not in groups or "n/shift" not in groups:
+        return groups
+    rest = [g for g in groups if g != "n/shift"]
+    at = rest.index("n ma") + 1
+    return rest[:at] + ["n/shift"] + rest[at:]
+
+
+def attention_metrics(metrics: pd.DataFrame) -> list[dict[str, str]]:
+    """The attention metrics table as the page shows it: one row per model and metric, mean over pairs.
+
+    ``metrics``: the attention ``metrics.csv`` (:func:`psybench.attention.metrics.run_metrics`):
+    ``model, metric, value, direction, train, test, ceiling, chance, of_ceiling``. Each cell is the
+    mean over the run's train/test pairs of the file's column (per pair on hover); ``of_ceiling``
+    is the file's share of the way from chance (0) to the ceiling (1), empty where the ceiling
+    does not beat chance.
+    """
+    missing = [c for c in ("model", "metric", "value", "train", "test") if c not in metrics.columns]
+    if missing:
+        raise ValueError(f"attention metrics table lacks column(s) {missing}")
+    m = metrics.assign(_pair=[f"{a} on {b}" for a, b in zip(metrics["train"], metrics["test"])])
+    rows = []
+    for (model, metric), g in m.groupby(["model", "metric"], sort=False):
+        row = {"model": str(model), "metric": str(metric),
+               "direction": str(g["direction"].iloc[0]) if "direction" in g.columns else ""}
+        for col in ("value", "chance", "ceiling", "of_ceiling"):
+            v = pd.to_numeric(g[col], errors="coerce") if col in g.columns else pd.Series(float("nan"), g.index)
+            row[col] = _num(v.mean(), 3) if v.notna().any() else ""
+            row[f"{col}_title"] = "; ".join(f"{p}: {_num(x, 3) or 'n/a'}" for p, x in zip(g["_pair"], v))
+        rows.append(row)
+    return rows
+
+
+def attention_table(table1: pd.DataFrame, metrics: pd.DataFrame | None = None) -> dict[str, Any]:
     """Attention Table 1: one row per model (features and L), one column per group, people's row the ceiling.
 
     Parameters
@@ -170,20 +204,23 @@ def attention_table(table1: pd.DataFrame) -> dict[str, Any]:
     table1 : DataFrame
         The attention ``table1.csv`` (:func:`psybench.attention.evaluate.evaluate`):
         ``train, test, features, L, group, median, sd`` and ``ceiling``.
+    metrics : DataFrame, optional
+        The attention ``metrics.csv``: rows of :func:`attention_metrics`.
 
     Returns
     -------
     dict
-        ``groups``, ``pairs``, ``rows`` (model, cells: text and per-pair title) and
-        ``people`` (the ceiling, mean over pairs, per pair on hover; None without a
-        ``ceiling`` column).
+        ``groups`` (``n/shift`` beside ``n ma``), ``pairs``, ``rows`` (model, cells: text
+        and per-pair title), ``people`` (the ceiling, mean over pairs, per pair on hover;
+        None without a ``ceiling`` column), ``shift`` (whether the n/shift control is
+        there) and ``metrics`` (:func:`attention_metrics`; empty without them).
     """
     missing = [c for c in ("train", "test", "features", "group", "median") if c not in table1.columns]
     if missing:
         raise ValueError(f"attention Table 1 lacks column(s) {missing}")
     t = table1.assign(_model=[_model_name(r) for r in table1.to_dict("records")],
                       _pair=[f"{a} on {b}" for a, b in zip(table1["train"], table1["test"])])
-    groups = list(dict.fromkeys(t["group"].astype(str)))
+    groups = _beside_matched(list(dict.fromkeys(t["group"].astype(str))))
     pairs = list(dict.fromkeys(t["_pair"]))
     rows = []
     for model, g in t.groupby("_model", sort=False):
@@ -203,7 +240,9 @@ def attention_table(table1: pd.DataFrame) -> dict[str, Any]:
         if ceil.notna().any():
             people = {"text": f"{ceil.mean():.1f}",
                       "title": "; ".join(f"{p}: {v:.1f}" for p, v in ceil.items() if pd.notna(v))}
-    return {"groups": groups, "pairs": pairs, "rows": rows, "people": people}
+    metric_rows = attention_metrics(metrics) if metrics is not None and len(metrics) else []
+    return {"groups": groups, "pairs": pairs, "rows": rows, "people": people, "shift": "n/shift" in groups,
+            "metrics": metric_rows}
 
 
 # ---------------------------------------------------------------------------- intphys
@@ -265,7 +304,7 @@ def intphys_table(long_df: pd.DataFrame) -> dict[str, Any]:
 
 
 def track_tables(*, motion_table1=None, motion_generalisation=None, motion_bounds: Mapping[str, str] | None = None,
-                 attention_table1=None, scores=None) -> dict[str, dict[str, Any]]:
+                 attention_table1=None, attention_metrics=None, scores=None) -> dict[str, dict[str, Any]]:
     """The paper's table of each track the run's files hold, ``{track: table}`` (tracks without files left out).
 
     Parameters
@@ -276,6 +315,8 @@ def track_tables(*, motion_table1=None, motion_generalisation=None, motion_bound
         The run's pass bounds in words (:func:`psybench.motion.held_out.held_out_section`).
     attention_table1 : path-like or DataFrame, optional
         The attention ``table1.csv``.
+    attention_metrics : path-like or DataFrame, optional
+        The attention ``metrics.csv``, shown under Table 1 with its chance and ceiling columns.
     scores : path-like, optional
         The long score table (``scores_long.csv``): IntPhys rows.
     """
@@ -291,7 +332,8 @@ def track_tables(*, motion_table1=None, motion_generalisation=None, motion_bound
         out["motion"] = motion_table(table(motion_table1), table(motion_generalisation) if motion_generalisation
                                      else None, bounds=motion_bounds, labels=labels)
     if attention_table1 is not None and len(table(attention_table1)):
-        out["attention"] = attention_table(table(attention_table1))
+        out["attention"] = attention_table(table(attention_table1), table(attention_metrics)
+                                           if attention_metrics is not None else None)
     if scores:
         intphys = intphys_table(table(scores))
         if intphys["rows"]:

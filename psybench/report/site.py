@@ -307,6 +307,7 @@ def render_site(
     title: str = "psybench leaderboards",
     synthetic: Sequence[str] = (),
     attention_table: str | os.PathLike | None = None,
+    attention_metrics: str | os.PathLike | None = None,
     gaze_counts: Sequence[str | os.PathLike] = (),
     workflow_report: str = "",
     motion_held_out: dict[str, Any] | None = None,
@@ -338,6 +339,9 @@ def render_site(
         The attention evaluation table (``table1.csv``): its inter-observer ceiling
         per ``<train>_on_<test>`` pair (:func:`psybench.report.human.attention_ceilings`)
         is shown with the attention reference.
+    attention_metrics : path, optional
+        The attention metrics table (``metrics.csv``): shown under attention Table 1
+        with each metric's chance level, ceiling and share of the way from one to the other.
     gaze_counts : sequence of path
         The attention gaze stage's sample counts (``attention/gaze/<movie>.counts.csv`` under the results folder):
         per gaze file its samples, valid samples and the samples lost to each validity
@@ -375,7 +379,8 @@ def render_site(
     ceilings = attention_ceilings(attention) if attention is not None else {}
     held = motion_held_out or {}
     paper = track_tables(motion_table1=held.get("table1"), motion_generalisation=held.get("generalisation"),
-                         motion_bounds=held.get("bounds"), attention_table1=attention, scores=scores)
+                         motion_bounds=held.get("bounds"), attention_table1=attention,
+                         attention_metrics=read_table(attention_metrics) if attention_metrics else None, scores=scores)
     _check_folder(out_dir)
     boards = read_leaderboards(pages)
     human = {"synthetic": list(synthetic), "ceilings": ceilings, "workflow_report": workflow_report, "paper": paper,
