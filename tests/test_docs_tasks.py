@@ -114,7 +114,7 @@ def test_real_intphys_tree_config_passes_the_schema():
 
 
 def test_movie_and_gaze_config_reads_a_recording_in_that_layout(tmp_path):
-    cfg = yaml.safe_load(_block(_section("## Your own movie and gaze recordings"), "yaml"))
+    cfg = yaml.safe_load(_block(_section("## Your own movie and gaze recordings"), "yaml", 1))  # 0: the SMI snippet
     score_config(None, cfg)
     clip = cfg["attention"]["movies"]["clip"]
     # a two-eye recording at 500 Hz, timestamps in s, the second sample invalid (state 0)

@@ -136,7 +136,8 @@ def test_each_track_page_opens_with_the_papers_table_in_a_browser(site, tmp_path
     tables (the user's my_flow and my_physics included), people's row first, and the cells of the tables."""
     exe = _chromium()
     report, _ = site
-    want = {"motion": ["people", "horn_schunck", "my_flow"],
+    paper = ["paper: horn_schunck", "paper: lucas_kanade", "paper: simoncelli_heeger", "paper: tlapale_v1mt"]
+    want = {"motion": ["people", *paper, "horn_schunck", "my_flow"],
             "attention": ["people (inter-observer ceiling)", "raw L=1", "itti L=1"],
             "intphys": ["people", "tracking", "my_physics"]}
     for track, models in want.items():
@@ -149,6 +150,9 @@ def test_each_track_page_opens_with_the_papers_table_in_a_browser(site, tmp_path
             assert rows[0][1:] == ["Barberpole", "Translating diamonds", "Translating dashed bars", "Grating size"]
             assert cells["my_flow"] == ["pass 0", "pass 0", "FAIL 12", "pass 0"]
             assert cells["people"] == ["pass 0"] * 4  # the reference observer's rows, not an invented row
+            # the source paper's own verdicts (Tlapale et al. 2010, RR-7317, Table 1) beside the run's
+            assert cells["paper: tlapale_v1mt"] == ["pass", "pass", "pass", "FAIL"]
+            assert cells["paper: simoncelli_heeger"] == ["pass", "FAIL", "FAIL", "FAIL"]
             assert 'title="0 deg: fail (error 12); 15 deg: fail (error 12)"' in dom
         elif track == "attention":
             assert rows[0][1:] == ["n ma", "n/shift", "n un", "rf/n"]  # the chance twin beside n ma
@@ -165,7 +169,8 @@ def test_each_track_page_opens_with_the_papers_table_in_a_browser(site, tmp_path
 def test_people_without_rows_come_from_the_literature_with_sources():
     """A run without the reference observer: people's row states the criteria's human findings and sources."""
     t = motion_table(_motion_table1().query("model != 'people'"), bounds={"diamonds": "A >= 10 deg"})
-    assert [r["model"] for r in t["rows"]] == ["people (literature)", "horn_schunck", "my_flow"]
+    paper = ["paper: horn_schunck", "paper: lucas_kanade", "paper: simoncelli_heeger", "paper: tlapale_v1mt"]
+    assert [r["model"] for r in t["rows"]] == ["people (literature)", *paper, "horn_schunck", "my_flow"]
     people = t["rows"][0]
     assert all(c["passed"] is None and c["text"] == "pass by definition" for c in people["cells"])
     assert "Masson & Stone 2002" in people["cells"][1]["title"] and "A >= 10 deg" in people["cells"][1]["title"]

@@ -77,6 +77,24 @@ def _frame_rates(generalisation: pd.DataFrame | None, model: str, experiment: st
             for r in g.sort_values("level").itertuples(index=False)]
 
 
+def _paper_rows(columns: Sequence[Mapping[str, str]]) -> list[dict[str, Any]]:
+    """The source paper's own verdicts (Tlapale et al. 2010, RR-7317, Table 1), one row per model it ran."""
+    from psybench.motion.table1_docs import PAPER_TABLE1
+
+    rows = []
+    for algorithm, verdicts in PAPER_TABLE1.items():
+        cells = []
+        for c in columns:
+            passed = verdicts.get(c["key"])
+            if passed is None:
+                cells.append({"passed": None, "text": "–", "title": "not in the paper's Table 1"})
+            else:
+                cells.append({"passed": bool(passed), "text": "pass" if passed else "FAIL",
+                              "title": f"RR-7317 Table 1: {algorithm} {'passes' if passed else 'fails'}"})
+        rows.append({"model": f"paper: {algorithm}", "people": False, "paper": True, "cells": cells, "note": ""})
+    return rows
+
+
 def motion_table(table1: pd.DataFrame, generalisation: pd.DataFrame | None = None, *,
                  bounds: Mapping[str, str] | None = None, labels: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Motion Table 1 as a pass/fail matrix: one row per model (people first), one column per experiment.
@@ -99,8 +117,9 @@ def motion_table(table1: pd.DataFrame, generalisation: pd.DataFrame | None = Non
     Returns
     -------
     dict
-        ``columns`` (key, label), ``rows`` (model, people, note, cells: passed,
-        text, title), ``people_from_data``, ``breakdown`` (the per-direction and
+        ``columns`` (key, label), ``rows`` (model, people, paper, note, cells: passed,
+        text, title; after people's row, the paper's own verdict rows
+        ``paper: <algorithm>``), ``people_from_data``, ``breakdown`` (the per-direction and
         frame-rate details of every cell with any) and ``bounds`` (each column's
         pass bounds in words).
     """
@@ -137,7 +156,7 @@ def motion_table(table1: pd.DataFrame, generalisation: pd.DataFrame | None = Non
                 ok = bool(ri["integration_passed"])
                 cells.append({"passed": ok, "text": f"{'pass' if ok else 'FAIL'} {_num(ri['integration_error'])}",
                               "title": "shrinkage of the integration area (octaves); must not shrink"})
-        rows.append({"model": model, "people": model == PEOPLE, "cells": cells, "note": ""})
+        rows.append({"model": model, "people": model == PEOPLE, "paper": False, "cells": cells, "note": ""})
     people_from_data = any(r["people"] for r in rows)
     if not people_from_data:
         ref = human_reference("motion")
@@ -147,9 +166,10 @@ def motion_table(table1: pd.DataFrame, generalisation: pd.DataFrame | None = Non
             bound = bounds.get(c["key"], "")
             cells.append({"passed": None, "text": "pass by definition",
                           "title": f"{target}; pass needs {bound}" if bound else target})
-        rows.insert(0, {"model": f"{PEOPLE} (literature)", "people": True, "cells": cells,
+        rows.insert(0, {"model": f"{PEOPLE} (literature)", "people": True, "paper": False, "cells": cells,
                         "note": f"Not scored in this run: the human behaviour each criterion encodes, from "
                                 f"{ref.citation}; hover a cell for the finding and its source."})
+    rows[1:1] = _paper_rows(columns)
     return {"columns": columns, "rows": rows, "people_from_data": people_from_data, "breakdown": breakdown,
             "bounds": [{"label": c["label"], "bound": bounds[c["key"]]} for c in columns if bounds.get(c["key"])]}
 
