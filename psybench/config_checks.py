@@ -30,10 +30,9 @@ from typing import Any
 import yaml
 
 from psybench._yaml import safe_load
-from psybench.motion.display import scaled_display
 from psybench.registry import TRACKS
 from psybench.tracks import config_check, criterion_experiments
-from psybench.units import ms_to_frames
+from psybench.units import ms_to_frames, scaled_display
 
 __all__ = [
     "check_finite", "check_callables", "check_model_params", "check_cross_keys", "check_memory",

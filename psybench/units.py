@@ -25,11 +25,12 @@ meant to fall on a frame onset (``100 ms`` at 30 frames/s is frame 3, computed a
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
-__all__ = ["FRAME_TOLERANCE", "ROUNDINGS", "frame_ms", "frames_to_ms", "ms_to_frames"]
+__all__ = ["FRAME_TOLERANCE", "ROUNDINGS", "frame_ms", "frames_to_ms", "ms_to_frames", "scaled_display"]
 
 #: Slack (in frames) of the ``floor`` and ``ceil`` roundings of :func:`ms_to_frames`.
 FRAME_TOLERANCE = 1e-6
@@ -81,3 +82,16 @@ def ms_to_frames(ms, frames_per_s: float, *, rounding: str = "nearest"):
     else:
         out = np.ceil(x - FRAME_TOLERANCE)
     return int(out) if np.ndim(out) == 0 else np.asarray(out).astype(np.int64)
+
+
+def scaled_display(display: Mapping[str, Any], px_per_deg: float) -> dict[str, Any]:
+    """``display`` at another spatial scale, the field of view in degrees kept.
+
+    ``width_px`` and ``height_px`` scale by ``px_per_deg / display["px_per_deg"]``
+    (rounded to whole pixels): a stimulus of so many degrees covers the same
+    fraction of the frame, only sampled more (or less) finely.
+    """
+    ratio = float(px_per_deg) / float(display["px_per_deg"])
+    return {**display, "px_per_deg": float(px_per_deg),
+            "width_px": max(1, int(round(display["width_px"] * ratio))),
+            "height_px": max(1, int(round(display["height_px"] * ratio)))}

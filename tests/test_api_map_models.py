@@ -25,7 +25,7 @@ PAIRS = {("A", "A"), ("A", "B")}
 
 def _check_rows_equal_direct_scores(rows, name, work, entry):
     """Each pair's rows equal map_model_scores on the stores the call wrote (the test movie, its gaze)."""
-    assert list(rows.columns) == list(SCORE_COLUMNS)
+    assert list(rows.columns) == [*SCORE_COLUMNS, "data"]  # attention rows say recorded / synthetic
     assert set(rows["model"]) == {f"{name} untuned map"}
     assert set(rows["experiment"]) == {f"{tr}_on_{te}" for tr, te in PAIRS}
     for tr, te in PAIRS:

@@ -78,6 +78,7 @@ def test_yaml_errors_name_the_file(tmp_path):
 
 
 def test_string_for_numeric_parameter_is_named(cfg):
-    cfg["motion"]["models"][0]["params"] = {"alpha": "1.0e9"}
-    with pytest.raises(ConfigError, match=r"motion\.models\[0\].*'alpha' must be a number"):
+    i = next(k for k, m in enumerate(cfg["motion"]["models"]) if m.get("algorithm") == "horn_schunck")
+    cfg["motion"]["models"][i]["params"] = {"alpha": "1.0e9"}
+    with pytest.raises(ConfigError, match=rf"motion\.models\[{i}\].*'alpha' must be a number"):
         validate_config(cfg)

@@ -249,14 +249,4 @@ def wrap_deg(angle):
     return (np.asarray(angle) + 180.0) % 360.0 - 180.0
 
 
-def scaled_display(display: Mapping[str, Any], px_per_deg: float) -> dict[str, Any]:
-    """``display`` at another spatial scale, the field of view in degrees kept.
-
-    ``width_px`` and ``height_px`` scale by ``px_per_deg / display["px_per_deg"]``
-    (rounded to whole pixels): a stimulus of so many degrees covers the same
-    fraction of the frame, only sampled more (or less) finely.
-    """
-    ratio = float(px_per_deg) / float(display["px_per_deg"])
-    return {**display, "px_per_deg": float(px_per_deg),
-            "width_px": max(1, int(round(display["width_px"] * ratio))),
-            "height_px": max(1, int(round(display["height_px"] * ratio)))}
+scaled_display = units.scaled_display  # a plain mapping operation: the core's config checks use it too

@@ -26,8 +26,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-__all__ = ["HumanReference", "HUMAN_REFERENCES", "INTPHYS_HUMAN_ERROR", "MOTION_TARGETS", "human_reference",
-           "attention_ceilings"]
+__all__ = ["HumanReference", "HUMAN_REFERENCES", "INTPHYS_HUMAN_ERROR", "MOTION_TARGETS", "PAPER_TABLE1",
+           "human_reference", "attention_ceilings"]
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,15 @@ class HumanReference:
     citation: str
     per_criterion: Mapping[str, str] = field(default_factory=dict)
     synthetic_default: str = ""
+
+
+#: The source paper's own verdicts: RR-7317 (Tlapale et al. 2010), Table 1: algorithm -> experiment -> passed.
+PAPER_TABLE1: dict[str, dict[str, bool]] = {
+    "horn_schunck": {"barberpole": True, "diamonds": False, "dashed_bars": False, "grating_size": False},
+    "lucas_kanade": {"barberpole": True, "diamonds": False, "dashed_bars": False, "grating_size": False},
+    "simoncelli_heeger": {"barberpole": True, "diamonds": False, "dashed_bars": False, "grating_size": False},
+    "tlapale_v1mt": {"barberpole": True, "diamonds": True, "dashed_bars": True, "grating_size": False},
+}
 
 
 #: Motion: the human behaviour each criterion encodes (RR-7317 Table 1, sec. 3; sources per experiment).

@@ -30,7 +30,7 @@ from typing import Any
 
 import pandas as pd
 
-from psybench.report.human import MOTION_TARGETS, human_reference
+from psybench.report.human import MOTION_TARGETS, PAPER_TABLE1, human_reference
 
 __all__ = ["motion_table", "attention_table", "attention_metrics", "intphys_table", "PEOPLE"]
 
@@ -79,8 +79,6 @@ def _frame_rates(generalisation: pd.DataFrame | None, model: str, experiment: st
 
 def _paper_rows(columns: Sequence[Mapping[str, str]]) -> list[dict[str, Any]]:
     """The source paper's own verdicts (Tlapale et al. 2010, RR-7317, Table 1), one row per model it ran."""
-    from psybench.motion.table1_docs import PAPER_TABLE1
-
     rows = []
     for algorithm, verdicts in PAPER_TABLE1.items():
         cells = []
