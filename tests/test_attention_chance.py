@@ -21,8 +21,8 @@ from psybench.attention.movies import MovieData
 DIEM = Path(__file__).parent / "data" / "gaze" / "diem" / "diem5s01.asc_15_arctic_bears_1066x710.txt"
 
 
-@pytest.fixture(scope="module")
-def counts():
+def looped_diem_movie() -> MovieData:
+    """A 200-frame, 25 frames/s movie watched by 8 'observers': DIEM's real recording, looped and shifted."""
     d = gz.load_gaze(DIEM)
     t, x, y = d["t_ms"].to_numpy(), d["x"].to_numpy(), d["y"].to_numpy()
     T, period = 200, t[-1] + (t[1] - t[0])
@@ -31,9 +31,14 @@ def counts():
         i = np.clip(np.searchsorted(t, (np.arange(T) * 40.0 + 1100.0 * k) % period, side="right") - 1, 0, len(t) - 1)
         rows.append(pd.DataFrame({"subject": f"s{k}", "frame": np.arange(T), "x": x[i], "y": y[i],
                                   "valid": np.isfinite(x[i] + y[i])}))
-    movie = MovieData(name="M", maps=np.zeros((T, 30, 40, 1)), frames_per_s=25.0, source_size=(1066, 710),
-                      gaze=pd.concat(rows, ignore_index=True))
-    return observer_counts(movie, np.arange(T)).sum(0)
+    return MovieData(name="M", maps=np.zeros((T, 30, 40, 1)), frames_per_s=25.0, source_size=(1066, 710),
+                     gaze=pd.concat(rows, ignore_index=True))
+
+
+@pytest.fixture(scope="module")
+def counts():
+    movie = looped_diem_movie()
+    return observer_counts(movie, np.arange(movie.maps.shape[0])).sum(0)
 
 
 @pytest.mark.parametrize("n", [1, 3, 10])

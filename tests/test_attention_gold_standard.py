@@ -49,22 +49,10 @@ def test_shared_spot_chooses_a_sharp_density():
 
 @pytest.fixture(scope="module")
 def per_observer():
-    import pandas as pd
-    from test_attention_chance import DIEM
+    from test_attention_chance import looped_diem_movie
 
-    from psybench.attention import gaze as gz
-
-    d = gz.load_gaze(DIEM)
-    t, x, y = d["t_ms"].to_numpy(), d["x"].to_numpy(), d["y"].to_numpy()
-    T, period = 200, t[-1] + (t[1] - t[0])
-    rows = []
-    for k in range(8):
-        i = np.clip(np.searchsorted(t, (np.arange(T) * 40.0 + 1100.0 * k) % period, side="right") - 1, 0, len(t) - 1)
-        rows.append(pd.DataFrame({"subject": f"s{k}", "frame": np.arange(T), "x": x[i], "y": y[i],
-                                  "valid": np.isfinite(x[i] + y[i])}))
-    movie = MovieData(name="M", maps=np.zeros((T, 30, 40, 1)), frames_per_s=25.0, source_size=(1066, 710),
-                      gaze=pd.concat(rows, ignore_index=True))
-    return observer_counts(movie, np.arange(T))
+    movie = looped_diem_movie()
+    return observer_counts(movie, np.arange(movie.maps.shape[0]))
 
 
 def _noise_on_held_out(oc, draws=4):

@@ -22,6 +22,7 @@ import pandas as pd
 import pytest
 import yaml
 from conftest import TINY_ATTENTION_CONFIG, TINY_CONFIG
+from test_attention_map_workflow import MAP_MODELS
 
 torch = pytest.importorskip("torch", reason="the deep extra (pip install 'psybench[deep]') is not installed")
 torchvision = pytest.importorskip("torchvision")
@@ -29,29 +30,7 @@ torchvision = pytest.importorskip("torchvision")
 pytestmark = [pytest.mark.workflow]
 
 # A saliency map per frame: a 1 x 1 convolution of the RGB channels (a factory; strict weights).
-MAP_MODULE = '''
-import numpy as np
-import torch
-
-from psybench.deep import load_weights
-
-
-class TinyMap(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.conv = torch.nn.Conv2d(3, 1, 1, bias=False)
-
-    def forward(self, frames):
-        x = torch.as_tensor(np.array(frames, np.float32) / 255).permute(0, 3, 1, 2)
-        return self.conv(x)[:, 0].numpy()
-
-
-def build(*, weights, device):
-    net = TinyMap()
-    if weights is not None:
-        load_weights(net, weights, model="tinymap")
-    return net.to(device).eval()
-'''
+MAP_MODULE = MAP_MODELS
 # A frame encoder: (b, 3, H, W) -> (b, 8, N) tokens of 4 x 4 strided patches.
 ENCODER_MODULE = '''
 import torch
