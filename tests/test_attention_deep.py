@@ -29,8 +29,12 @@ def _frames(n=3, h=48, w=64, seed=0):
     return np.random.default_rng(seed).integers(0, 256, size=(n, h, w, 3), dtype=np.uint8)
 
 
-def _reference_features(net, frames, layers, size=None):
-    """torchvision's documented pipeline, written out independently of psybench."""
+def _reference_features(net, frames, layers, size=None, memory_format=torch.channels_last):
+    """torchvision's documented pipeline, written out independently of psybench.
+
+    In channels-last memory (PyTorch's layout for fast convolutions, which psybench
+    uses), or in ``torch.contiguous_format`` (NCHW).
+    """
     from torchvision.models.feature_extraction import create_feature_extractor
     from torchvision.transforms import v2
 
@@ -39,9 +43,9 @@ def _reference_features(net, frames, layers, size=None):
         steps.append(v2.Resize(size, antialias=True))
     steps.append(v2.Normalize(IMAGENET_MEAN, IMAGENET_STD))
     x = v2.Compose(steps)(torch.from_numpy(frames).permute(0, 3, 1, 2).contiguous())
-    ext = create_feature_extractor(net.eval(), return_nodes=layers)
+    ext = create_feature_extractor(net.eval(), return_nodes=layers).to(memory_format=memory_format)
     with torch.inference_mode():
-        out = ext(x)
+        out = ext(x.contiguous(memory_format=memory_format))
     return {k: v.numpy() for k, v in out.items()}
 
 
@@ -62,8 +66,10 @@ def test_cnn_features_equal_torchvision_extractor(arch, layers, resolution):
     ref = _reference_features(net, frames, layers, size)
     got = model.features(frames)
     assert list(got) == layers
+    nchw = _reference_features(net, frames, layers, size, memory_format=torch.contiguous_format)
     for name in layers:
         np.testing.assert_array_equal(got[name], ref[name])  # bit for bit on CPU
+        np.testing.assert_allclose(got[name], nchw[name], rtol=1e-4, atol=1e-5)  # the layout: float rounding
 
 
 @pytest.mark.parametrize(("arch", "layer"), [("resnet18", "layer2"), ("vgg11", "features.5")])
@@ -94,6 +100,24 @@ def test_cnn_maps_are_layers_area_pooled_to_the_finest():
     # layer3 (4 x 6) enlarged by 2: each cell repeated over a 2 x 2 block
     up = feats["layer3"].transpose(0, 2, 3, 1).repeat(2, axis=1).repeat(2, axis=2)
     np.testing.assert_allclose(maps[..., c2:], up, rtol=1e-6, atol=1e-6)
+
+
+def test_cnn_maps_pooled_straight_to_the_grid():
+    """Each layer area-pooled to the grid: the finest stack pooled there, where the sizes divide; else OpenCV's."""
+    import cv2
+
+    torch.set_num_threads(1)
+    model = CNNFeatures(arch="resnet18", layers=["layer1", "layer2"], seed=2)
+    frames = _frames(n=2, h=64, w=96)  # layer1 16 x 24, layer2 8 x 12
+    np.testing.assert_array_equal(model.to_grid(frames, (4, 6)), area_resize(model(frames), (4, 6)))
+    np.testing.assert_array_equal(model.to_grid(frames, None), model(frames))
+    feats = model.features(frames)
+    got = model.to_grid(frames, (5, 7))  # no size divides: each layer alone, as INTER_AREA pools it
+    ref = np.concatenate([np.stack([np.stack([cv2.resize(np.ascontiguousarray(f[b, c]), (7, 5),
+                                                         interpolation=cv2.INTER_AREA)
+                                              for c in range(f.shape[1])], -1) for b in range(2)])
+                          for f in feats.values()], -1)
+    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-6)
 
 
 def test_cnn_batch_of_n_equals_n_single_calls():

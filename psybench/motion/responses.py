@@ -21,7 +21,7 @@ A response store (one per model and stimulus) holds
     and ``p`` is t x H x W x V float32, tens of times the size of ``flow``.
 
 ``flow`` and ``p`` are compressed with Blosc-LZ4 over byte-shuffled float32
-(:data:`FLOW_COMPRESSORS`); the other stores keep Zarr's default, zstd.
+(:data:`FLOW_COMPRESSORS`, :mod:`psybench.io.codecs`).
 
 A batch (:func:`run_motion_model_batch`) runs one model on many stimuli in one
 process, so that interpreter start-up, imports and model resolution are paid
@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from psybench.handoff import as_model, describe_model
+from psybench.io.codecs import FLOAT_COMPRESSORS
 from psybench.io.integrity import open_group, verify_store
 from psybench.io.store import StreamSpec, write_store_stream
 from psybench.model_checks import (
@@ -70,14 +71,8 @@ __all__ = [
 ]
 
 
-#: The codec of the responses' ``flow`` and ``p``: Blosc-LZ4 (level 5) with byte shuffle over
-#: the float32 values. On the default run's stores it encodes and decodes several times
-#: faster than zstd (zarr's default) at about the same size (figures in benchmarks/README.md).
-#: Lossless: the arrays are the same.
-FLOW_COMPRESSORS = (
-    {"name": "blosc", "configuration": {"cname": "lz4", "clevel": 5, "shuffle": "shuffle", "typesize": 4,
-                                        "blocksize": 0}},
-)
+#: The codec of the responses' ``flow`` and ``p``: :data:`psybench.io.codecs.FLOAT_COMPRESSORS`.
+FLOW_COMPRESSORS = FLOAT_COMPRESSORS
 
 
 def motion_response_blocks(
