@@ -81,10 +81,11 @@ def area_resize(maps: np.ndarray, shape: Sequence[int]) -> np.ndarray:
     """Area-pool maps (B, h, w, K) or (B, h, w) to ``shape = (H, W)`` (rows, columns), float32.
 
     Computed in float64 with the separable weights of :func:`area_weights`, one axis
-    at a time: an axis already of its size is kept, an integer shrink is a block mean
-    (one pass over both axes where both shrink so), an integer enlargement repeats each
-    cell, any other size is one matrix product with the axis' weights (never a product
-    over both axes at once, whose cost grows with the product of all the sizes).
+    at a time, the one that shrinks most first: an axis already of its size is kept, an
+    integer shrink is a block mean (one pass over both axes where both shrink so), an
+    integer enlargement repeats each cell, any other size is the product with the axis'
+    weights, summed over their band (the few input cells each output cell overlaps;
+    never a product over the whole axis, nor over both axes at once).
     """
     a = np.asarray(maps)
     if a.ndim not in (3, 4):
@@ -93,8 +94,10 @@ def area_resize(maps: np.ndarray, shape: Sequence[int]) -> np.ndarray:
     h, w = a.shape[1:3]
     if H >= 1 and W >= 1 and h % H == 0 and w % W == 0 and (h, w) != (H, W):  # block means: one pass over both
         a = a.reshape((a.shape[0], H, h // H, W, w // W) + a.shape[3:]).mean(axis=(2, 4), dtype=np.float64)
-    else:
+    elif h * W >= w * H:  # the axis that shrinks most first: the other one's pass then runs on fewer cells
         a = _area_axis(_area_axis(a, 1, H), 2, W)
+    else:
+        a = _area_axis(_area_axis(a, 2, W), 1, H)
     return np.ascontiguousarray(a, dtype=np.float32)
 
 
@@ -110,8 +113,21 @@ def _area_axis(a: np.ndarray, axis: int, n_out: int) -> np.ndarray:
         return blocks.mean(axis=axis + 1, dtype=np.float64)
     if n_out % n_in == 0:  # each output cell lies inside one input cell: weight 1
         return np.repeat(a, n_out // n_in, axis=axis)
-    pooled = np.tensordot(area_weights(n_in, n_out), np.asarray(a, np.float64), axes=([1], [axis]))
-    return np.moveaxis(pooled, 0, axis)
+    # the weights are a band: output cell i overlaps only the few input cells from first[i] on, so the
+    # product is a sum over the band's width (a few slices of ``a``), never over the whole axis
+    w = area_weights(n_in, n_out)
+    nonzero = w > 0
+    first = nonzero.argmax(axis=1)
+    width = int((n_in - nonzero[:, ::-1].argmax(axis=1) - first).max())
+    shape = [1] * a.ndim
+    shape[axis] = n_out
+    out = None
+    for k in range(width):
+        idx = np.minimum(first + k, n_in - 1)
+        wk = np.where(first + k < n_in, w[np.arange(n_out), idx], 0.0).reshape(shape)
+        term = np.take(a, idx, axis=axis) * wk  # float64: the weights are
+        out = term if out is None else np.add(out, term, out=out)
+    return out
 
 
 def _torch(model: str):
