@@ -57,6 +57,8 @@ __all__ = [
 
 #: The torchvision classification networks a CNN feature family may use.
 ARCHITECTURES = ("resnet18", "resnet34", "resnet50", "vgg11", "vgg16")
+#: Largest storage chunk of a feature store that holds one whole batch of frames (else chunks of ~2 MB).
+_BATCH_CHUNK_BYTES = 2**23
 #: ImageNet channel mean and SD of torchvision's classification weights (its ``transforms`` document them).
 IMAGENET_MEAN = (0.485, 0.456, 0.406)
 IMAGENET_STD = (0.229, 0.224, 0.225)
@@ -254,7 +256,7 @@ def build_cnn_features(*, weights: str | None = None, device: Any = "cpu", arch:
     return CNNFeatures(arch=arch, layers=layers, resolution=resolution, weights=weights, device=device, seed=seed)
 
 
-def rgb_batches(stimulus: str | os.PathLike, *, movie_file: str | os.PathLike | None = None,
+def rgb_batches(stimulus: Any, *, movie_file: str | os.PathLike | None = None,
                 batch_size: int = 8) -> Iterator[np.ndarray]:
     """The RGB frames of a stimulus store's movie, uint8 batches (b, H, W, 3), b <= ``batch_size``.
 
@@ -270,6 +272,7 @@ def rgb_batches(stimulus: str | os.PathLike, *, movie_file: str | os.PathLike | 
     if batch_size < 1:
         raise ValueError(f"batch_size must be >= 1, got {batch_size!r}")
     stim = read_stimulus(stimulus)
+    name = Path(stim.path).name
     T = int(stim["frames"].shape[0])
     kind = (stim.attrs.get("stimulus") or {}).get("kind")
     if kind != "movie":
@@ -280,11 +283,11 @@ def rgb_batches(stimulus: str | os.PathLike, *, movie_file: str | os.PathLike | 
     import cv2
 
     if movie_file is None:
-        raise MovieReadError(f"stimulus {Path(stimulus).name}: an RGB model needs the movie file it was ingested from")
+        raise MovieReadError(f"stimulus {name}: an RGB model needs the movie file it was ingested from")
     movie_file = Path(movie_file)
     expected = stim.attrs["stimulus"].get("file")
     if movie_file.name != expected:
-        raise MovieReadError(f"stimulus {Path(stimulus).name} was ingested from {expected!r}, not {movie_file}")
+        raise MovieReadError(f"stimulus {name} was ingested from {expected!r}, not {movie_file}")
     cap = cv2.VideoCapture(str(movie_file))
     try:
         if not cap.isOpened():
@@ -348,7 +351,7 @@ def write_rgb_feature_store(
     T = int(stim["frames"].shape[0])
     gw, gh = (int(g) for g in stim.attrs["grid"])
     name = description.get("model", "model")
-    batches = rgb_batches(stimulus, movie_file=movie_file, batch_size=batch_size)
+    batches = rgb_batches(stim, movie_file=movie_file, batch_size=batch_size)
     seen: dict[str, Any] = {}
 
     to_grid = getattr(model, "to_grid", None)
@@ -379,6 +382,11 @@ def write_rgb_feature_store(
         for b in batches:
             yield {"maps": pooled(b)}
 
+    # a storage chunk per batch where one fits in _BATCH_CHUNK_BYTES: each batch is then written from its own
+    # memory (zero copy), one chunk at a time; else chunks of the store's usual size
+    frame_bytes = gh * gw * K * 4
+    chunks = (max(1, min(T, batch_size)), gh, gw, K) if batch_size * frame_bytes <= _BATCH_CHUNK_BYTES else None
     spec = StreamSpec(shape=(T, gh, gw, K), dtype=np.float32, dims=("t", "y", "x", "channel"),
-                      attrs={"channels": names}, compressors=FLOAT_COMPRESSORS)
-    return write_store_stream(out, {"maps": spec}, blocks(), attrs, coords=grid_coords(attrs, T))
+                      attrs={"channels": names}, compressors=FLOAT_COMPRESSORS, chunks=chunks)
+    return write_store_stream(out, {"maps": spec}, blocks(), attrs, coords=grid_coords(attrs, T),
+                              zero_copy=chunks is not None)

@@ -169,7 +169,7 @@ def _grid_maps(spec: Any, net: Any, stimulus: str | os.PathLike, movie_file: str
     stim = read_stimulus(stimulus)
     gw, gh = (int(g) for g in stim.attrs["grid"])
     raw = []
-    for batch in rgb_batches(stimulus, movie_file=movie_file, batch_size=spec.batch_size):
+    for batch in rgb_batches(stim, movie_file=movie_file, batch_size=spec.batch_size):
         m = np.asarray(net(batch))
         if m.shape[:1] != (len(batch),) or m.ndim != 3:
             raise ModelError(f"model {spec.name!r}: maps of a batch of {len(batch)} frames must be (b, h, w), "

@@ -254,11 +254,14 @@ def write_popout_store(out: str | os.PathLike, **kwargs) -> Path:
     )
 
 
-def read_stimulus(path: str | os.PathLike):
-    """Open a stimulus store; returns the :class:`psybench.io.store.Store` (``frames`` lazy)."""
-    from psybench.io.store import open_store
+def read_stimulus(path: Any):
+    """Open a stimulus store; returns the :class:`psybench.io.store.Store` (``frames`` lazy).
 
-    store = open_store(path)
+    ``path`` may also be a store already opened (returned as it is, once checked).
+    """
+    from psybench.io.store import Store, open_store
+
+    store = path if isinstance(path, Store) else open_store(path)
     for key in ("frames_per_s", "grid", "source_size"):
         if key not in store.attrs:
             raise ValueError(f"stimulus store {path} lacks attribute {key!r}: not an attention stimulus")
