@@ -37,11 +37,17 @@ process keeps freed memory for reuse, as the motion and attention jobs' scripts 
   ceiling) and of its maps alone (without the scoring), against the network on the same
   batches.
 ``stream`` -- an IntPhys stream model: ``representation_surprise`` (Garrido et al. 2025,
-  Sec. 2-3; :mod:`psybench.intphys.models.surprise`) around a user's small convolutional
-  encoder: frames per second of the responses stage
+  Sec. 2-3; :mod:`psybench.intphys.models.surprise`) around a user's frame encoder
+  (``--stream-encoder``: ``resnet18``, torchvision's ResNet-18 cut after ``layer2`` and
+  average-pooled, He et al. 2016, a realistic per-frame video-encoder cost; or ``small``, a
+  3-layer conv net): frames per second of the responses stage
   (:func:`psybench.intphys.responses.predict_shards`: the shard observed, each movie
-  streamed in batches, encoded, windowed, P written) against the encoder, LayerNorm and
-  the windowed prediction error computed directly on the movies' batches in memory.
+  streamed in batches, encoded, windowed, P written) against what a user writes without
+  psybench ("direct": the encoder built and its weights file loaded, each movie read from
+  the shard with zarr, encoded in the same batches, LayerNorm, the windowed prediction
+  error, the maximum over windows) and that loop on the movies already in memory
+  ("direct_memory"); also psybench's overhead in CPU ms a frame (any encoder adds its own
+  cost to both paths).
 
 Run: ``.venv/bin/python benchmarks/deep_models.py [--cases motion cnn map stream]
 [--repeats 3]`` (``--help`` lists each case's sizes).
@@ -66,7 +72,7 @@ CASES = ("motion", "cnn", "map", "stream")
 
 #: A user's module, as a user writes it: a map-output factory and a frame encoder (torch).
 USER_MODULE = textwrap.dedent('''
-    """Benchmark models of a user: a DeepGaze-style log-density network and a frame encoder."""
+    """Benchmark models of a user: a DeepGaze-style log-density network and two frame encoders."""
     import numpy as np
     import torch
     import torchvision
@@ -110,6 +116,14 @@ USER_MODULE = textwrap.dedent('''
         def predict(frames):
             return net(preprocess(frames, device)).cpu().numpy()
         return predict
+
+
+    def resnet_encoder():
+        """torchvision's ResNet-18 cut after layer2, average-pooled: (b, 3, H, W) in [0, 1] -> (b, 128)."""
+        torch.manual_seed(0)
+        r = torchvision.models.resnet18(weights=None)
+        return torch.nn.Sequential(r.conv1, r.bn1, r.relu, r.maxpool, r.layer1, r.layer2,
+                                   torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(1))
 
 
     def encoder():
@@ -222,9 +236,13 @@ def map_entry(weights: Path, batch: int) -> dict:
             "weights": str(weights), "batch_size": batch, "params": {"output": "log_density"}}
 
 
-def stream_entry(weights: Path, batch: int, window: int, stride: int, context: int) -> dict:
+#: ``--stream-encoder`` -> the factory of USER_MODULE.
+STREAM_ENCODERS = {"resnet18": "resnet_encoder", "small": "encoder"}
+
+
+def stream_entry(weights: Path, batch: int, window: int, stride: int, context: int, factory: str = "encoder") -> dict:
     return {"name": "surprise", "algorithm": "representation_surprise", "weights": str(weights), "batch_size": batch,
-            "params": {"encoder": "psybench_bench_user:encoder", "window": window, "stride": stride,
+            "params": {"encoder": f"psybench_bench_user:{factory}", "window": window, "stride": stride,
                        "context": context}}
 
 
@@ -568,59 +586,73 @@ def bench_map(args, tmp: Path) -> None:
 
 def bench_stream(args, tmp: Path) -> None:
     import torch
+    import zarr
 
-    from psybench.intphys.models import observe
     from psybench.registry import resolve_model
 
     write_user_module(tmp)
     import psybench_bench_user as user
 
     window, stride, context = 16, 2, 8
-    encoder = user.encoder().eval()
-    weights = tmp / "encoder.pt"
-    torch.save(encoder.state_dict(), weights)
+    factory = STREAM_ENCODERS[args.stream_encoder]
+    weights = tmp / f"{factory}.pt"
+    torch.save(getattr(user, factory)().state_dict(), weights)
     store, table = intphys_shard(tmp / "intphys", args.stream_frames, args.stream_size)
-    spec = resolve_model(stream_entry(weights, args.batch, window, stride, context), track="intphys")
-    scene = np.asarray(observe(store, table).scene)  # every movie's frames in memory: the direct path's input
+    entry = stream_entry(weights, args.batch, window, stride, context, factory)
+    spec = resolve_model(entry, track="intphys")
+
+    def load_encoder() -> torch.nn.Module:  # as a user loads a checkpoint
+        encoder = getattr(user, factory)()
+        encoder.load_state_dict(torch.load(weights, weights_only=True))
+        return encoder.eval()
+
+    def surprise(encoder, frames: np.ndarray) -> float:  # one movie: batches, LayerNorm, windows, max
+        with torch.inference_mode():
+            z = torch.cat([encoder(torch.from_numpy(frames[a:a + args.batch]).permute(0, 3, 1, 2).float() / 255)
+                           for a in range(0, len(frames), args.batch)])
+            z = torch.nn.functional.layer_norm(z, z.shape[-1:], eps=1e-5)
+            win = z.unfold(0, window, stride)  # (n windows, D, window)
+            err = (win[..., context:] - win[..., context - 1:context]).abs()
+            return float(err.to(torch.float64).mean((1, 2)).max())
 
     def through_psybench():
         return stream_stage(spec, store, table, tmp / "predictions" / "shard_0000.csv")
 
-    def direct(movies=None) -> np.ndarray:
-        out = []
-        with torch.inference_mode():
-            for frames in (scene if movies is None else movies):
-                z = torch.cat([encoder(torch.from_numpy(frames[a:a + args.batch]).permute(0, 3, 1, 2).float() / 255)
-                               for a in range(0, len(frames), args.batch)])
-                z = torch.nn.functional.layer_norm(z, z.shape[-1:], eps=1e-5)
-                win = z.unfold(0, window, stride)  # (n windows, D, window)
-                err = (win[..., context:] - win[..., context - 1:context]).abs()
-                out.append(float(err.to(torch.float64).mean((1, 2)).max()))
-        return np.array(out)
+    def direct() -> np.ndarray:  # what a user writes without psybench: each movie read from the shard in turn
+        encoder = load_encoder()
+        scene = zarr.open_group(str(store), mode="r")["scene"]
+        return np.array([surprise(encoder, scene[i]) for i in range(scene.shape[0])])
 
-    def direct_read() -> np.ndarray:  # the same, each movie read from the shard (zarr, no psybench) in turn
-        import zarr
+    in_memory = zarr.open_group(str(store), mode="r")["scene"][...]  # every movie's frames, read beforehand
+    memory_encoder = load_encoder()
 
-        array = zarr.open_group(store, mode="r")["scene"]
-        return direct(array[i] for i in range(array.shape[0]))
+    def direct_memory() -> np.ndarray:
+        return np.array([surprise(memory_encoder, frames) for frames in in_memory])
 
     reference = direct()
     got = -np.log(through_psybench()["p"].to_numpy())
-    close = np.allclose(got, reference, rtol=1e-5, atol=1e-7)
-    n_frames = scene.shape[0] * scene.shape[1]
-    best, best_cpu = interleaved({"psybench": through_psybench, "direct_read": direct_read, "direct": direct},
+    close = (np.allclose(got, reference, rtol=1e-5, atol=1e-7)
+             and np.allclose(direct_memory(), reference, rtol=1e-5, atol=1e-7))
+    n_frames = in_memory.shape[0] * in_memory.shape[1]
+    best, best_cpu = interleaved({"psybench": through_psybench, "direct": direct, "direct_memory": direct_memory},
                                  n_frames, args.repeats)
-    print(f"representation_surprise, conv encoder, {scene.shape[0]} movies of {scene.shape[1]} frames "
-          f"{scene.shape[2]}x{scene.shape[3]}, batches of {args.batch}, window {window}/{stride}/{context}, 1 thread, "
-          f"CPU, predictions written, best of {args.repeats}; same surprise as direct: {close}")
-    report("stream_surprise", best, best_cpu)
-    report_build("stream_surprise", spec, args.repeats)
+    prefix = f"stream_surprise_{args.stream_encoder}"
+    print(f"representation_surprise, {args.stream_encoder} encoder, {in_memory.shape[0]} movies of "
+          f"{in_memory.shape[1]} frames {in_memory.shape[2]}x{in_memory.shape[3]}, batches of {args.batch}, "
+          f"window {window}/{stride}/{context}, 1 thread, CPU, predictions written, best of {args.repeats}; "
+          f"same surprise as direct (psybench and direct_memory): {close}")
+    report(prefix, best, best_cpu)
+    overhead = 1e3 * (1 / best_cpu["psybench"] - 1 / best_cpu["direct"])
+    encoder_ms = 1e3 / best_cpu["direct_memory"]
+    print(f"FIGURE {prefix}_overhead_cpu_ms_per_frame {overhead:.3f} ms "
+          f"(direct_memory, the encoder and windows alone: {encoder_ms:.3f} ms a frame)")
+    report_build(prefix, spec, args.repeats)
     results = []
     for n in args.memory_frames_stream:
         s, t = intphys_shard(tmp / f"intphys{n}", n, args.stream_size)
-        results.append(peak_rss("stream", entry=stream_entry(weights, args.batch, window, stride, context),
+        results.append(peak_rss("stream", entry=stream_entry(weights, args.batch, window, stride, context, factory),
                                 store=s, table=t, out=tmp / f"predictions{n}" / "shard_0000.csv", path=tmp))
-    report_memory("stream_surprise", args.memory_frames_stream, results)
+    report_memory(prefix, args.memory_frames_stream, results)
 
 
 def main() -> None:
@@ -641,6 +673,7 @@ def main() -> None:
     ap.add_argument("--stream-size", type=int, default=96, help="stream: IntPhys frame side, px (IntPhys: 288)")
     ap.add_argument("--stream-frames", type=int, default=32, help="stream: frames per movie")
     ap.add_argument("--memory-frames-stream", type=int, nargs=2, default=(16, 64), help="stream: lengths for RSS")
+    ap.add_argument("--stream-encoder", choices=sorted(STREAM_ENCODERS), default="resnet18", help="stream: encoder")
     args = ap.parse_args()
 
     import torch

@@ -101,6 +101,33 @@ def test_each_array_of_a_movie_is_read_once_per_pass_and_only_if_used(shard, mon
     assert depth.shape == (4, 48, 48) and masks is batches[1][2] and not scene.flags.writeable
 
 
+def test_movies_read_with_zarr_equal_numpy_indexing_and_build_no_dask_graph(shard, monkeypatch):
+    """A movie is read by Zarr itself: a Dask graph built, optimised and scheduled for every read cost
+    more than decoding a small movie. Keys Zarr does not read (new axes, negative steps, lists) still
+    follow NumPy's basic and Dask's indexing, and ``chunks`` stay the storage chunking as Dask gave it."""
+    import dask.array as da
+
+    from psybench.io.store import open_store
+
+    obs = observe(shard / "s.zarr", shard / "s.csv")
+    stored = open_store(shard / "s.zarr")
+    whole = stored["scene"].compute()
+    assert obs.scene.chunks == stored["scene"].chunks and obs.depth.chunks == stored["depth"].chunks
+    keys = [3, -1, np.int64(2), slice(1, 3), slice(None, None, 2), (0, slice(4, 9)), (Ellipsis, 1), (1, Ellipsis, 0),
+            (slice(-3, None), 2), (None, 0), slice(None, None, -1), (0, slice(None, None, -2)), [2, 0]]
+    for key in keys:
+        np.testing.assert_array_equal(obs.scene[key], whole[key], err_msg=repr(key))
+    graphs = []
+    real = da.Array.__array__
+    monkeypatch.setattr(da.Array, "__array__", lambda self, *a, **k: graphs.append(self) or real(self, *a, **k))
+    movie = next(movie_streams(obs, 4))
+    np.testing.assert_array_equal(np.concatenate([f.scene for f in movie]), whole[0])
+    assert np.asarray(obs.scene).shape == whole.shape and obs.masks[1, 2:4].shape == (2, 48, 48)
+    assert graphs == []
+    obs.scene[None, 0]  # a key Zarr does not read: Dask reads it
+    assert len(graphs) == 1
+
+
 def test_a_stream_leads_to_no_labels_or_paths(shard):
     obs = observe(shard / "s.zarr", shard / "s.csv")
     movie = next(movie_streams(obs, 2))

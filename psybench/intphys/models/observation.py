@@ -51,6 +51,7 @@ import weakref
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -63,6 +64,19 @@ __all__ = ["Observation", "Movies", "observe", "map_movies", "luminance"]
 # Movies -> the (Dask) array it reads from; only this module's functions look it up, so no
 # path or store is reachable from a Movies object itself (entries go with their Movies).
 _SOURCES: weakref.WeakKeyDictionary[Movies, Any] = weakref.WeakKeyDictionary()
+
+
+def _regular(shape: tuple[int, ...], unit: Sequence[int]) -> tuple[tuple[int, ...], ...]:
+    """The chunks along each axis of ``shape`` cut every ``unit`` (Dask's form; the last may be shorter)."""
+    return tuple(tuple(min(u, n - a) for a in range(0, n, u)) if n else (0,) for n, u in zip(shape, unit))
+
+
+def _zarr_key(key: Any) -> bool:
+    """Whether a Zarr array reads ``key`` itself: integers, slices of step 1 or more and one Ellipsis."""
+    items = key if isinstance(key, tuple) else (key,)
+    return all(k is Ellipsis or isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_))
+               or isinstance(k, slice) and (k.step is None or (isinstance(k.step, (int, np.integer)) and k.step >= 1))
+               for k in items) and sum(k is Ellipsis for k in items) <= 1
 
 
 def _owned(value: Any) -> np.ndarray:
@@ -83,10 +97,10 @@ class Movies:
 
     __slots__ = ("shape", "dtype", "chunks", "__weakref__")
 
-    def __init__(self, source: Any) -> None:
+    def __init__(self, source: Any, unit: Sequence[int] | None = None) -> None:
         self.shape = tuple(int(n) for n in source.shape)
         self.dtype = np.dtype(source.dtype)
-        chunks = getattr(source, "chunks", None)
+        chunks = getattr(source, "chunks", None) if unit is None else _regular(self.shape, unit)
         self.chunks = (tuple(tuple(int(c) for c in axis) for axis in chunks) if chunks is not None
                        else tuple((n,) for n in self.shape))
         _SOURCES[self] = source
@@ -99,7 +113,13 @@ class Movies:
         return self.shape[0]
 
     def __getitem__(self, key: Any) -> np.ndarray:
-        return _owned(_SOURCES[self][key])
+        source = _SOURCES[self]
+        if not isinstance(source, np.ndarray) and hasattr(source, "get_basic_selection") and not _zarr_key(key):
+            # a Zarr array reads integers and forward slices itself; Dask reads the rest of NumPy's basic
+            # indexing (new axes, negative steps) from the same storage chunks
+            import dask.array as da
+            source = da.from_zarr(source, chunks=tuple(c[0] for c in self.chunks))
+        return _owned(source[key])
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         out = self[...]
@@ -152,19 +172,27 @@ def observe(store_path: str | os.PathLike, table_path: str | os.PathLike) -> Obs
     """
     import pandas as pd
 
-    from psybench.io.store import open_store  # here: the registry imports this module at planning, without Zarr
+    # here: the registry imports this module at planning, without Zarr
+    from psybench.io.integrity import open_group, verify_store
 
-    store = open_store(store_path)
-    movies = tuple(str(m) for m in store.attrs["movies"])
+    verify_store(store_path)  # what open_store checks; the arrays are read with Zarr itself (no Dask graph a read)
+    group = open_group(Path(store_path))
+    arrays = {}
+    for name in ("scene", "depth", "masks"):
+        if name in group:
+            arr = group[name]
+            arrays[name] = Movies(arr, arr.shards or arr.chunks)
+    attrs = group.attrs
+    movies = tuple(str(m) for m in attrs["movies"])
     table = read_table(table_path)
     names = None
     if "masks_grayscale" in table.columns:
         by_movie = table.set_index(table["movie"].astype(str))["masks_grayscale"].reindex(list(movies))
         names = tuple(None if pd.isna(v) else _pairs(v) for v in by_movie)
-    depth, masks = store.arrays.get("depth"), store.arrays.get("masks")
-    return Observation(movies=movies, scene=Movies(store["scene"]), depth=None if depth is None else Movies(depth),
-                       masks=None if masks is None else Movies(masks), masks_grayscale=names,
-                       depth_units=str(store.attrs.get("depth_units", "mm")))
+    if "scene" not in arrays:
+        raise KeyError(f"store {store_path} has no array 'scene'")
+    return Observation(movies=movies, scene=arrays["scene"], depth=arrays.get("depth"), masks=arrays.get("masks"),
+                       masks_grayscale=names, depth_units=str(attrs.get("depth_units", "mm")))
 
 
 def map_movies(fn: Callable[..., float], arrays: Sequence[Any], threads: int) -> list[float]:

@@ -140,10 +140,9 @@ class RepresentationSurprise:
             # the windows [s, s + w) that end in this batch: s >= 0, s % stride == 0, t - len(z) < s + w <= t
             lo = max(0, t - len(z) - w + 1)
             lo += -lo % self.stride
-            if lo <= t - w:
-                starts = torch.arange(lo, t - w + 1, self.stride, device=z.device)
-                index = (starts - first)[:, None] + torch.arange(w, device=z.device)
-                surprises.extend(self._windows(held[index]).tolist())
+            if lo <= t - w:  # windows starting at lo, lo + stride, ... <= t - w: views of held, (n, w, ...)
+                wins = held[lo - first :].unfold(0, w, self.stride).movedim(-1, 1)
+                surprises.extend(self._windows(wins).tolist())
             tail = held[-(w - 1) :]
         if not surprises:
             raise ValueError(f"a movie of {t} frames gave no window of {w} frames")
