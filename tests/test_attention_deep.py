@@ -294,6 +294,33 @@ def test_rgb_feature_store_from_the_movie_file_equals_the_cnn_pooled(tmp_path):
     assert set(raw.attrs) <= set(store.attrs) and store.dims["maps"] == raw.dims["maps"]
 
 
+def test_rgb_feature_store_of_a_model_that_reuses_its_output_buffer(tmp_path):
+    """A user's model may return the same array every batch, refilled: each batch is stored as it was returned."""
+    from psybench.attention.deep_models import write_rgb_feature_store
+    from psybench.attention.stimuli import ingest_movie
+    from psybench.io.store import open_store
+
+    movie = tmp_path / "clip.avi"
+    _write_avi(movie, n=40)
+    stim = ingest_movie(movie, tmp_path / "clip.zarr", grid=(40, 30))
+
+    class Reusing:  # maps already on the grid, written into one buffer: frame t's maps are all t
+        def __init__(self):
+            self.buf, self.t = np.empty((2, 30, 40, 64), np.float32), 0
+
+        def __call__(self, frames):
+            out = self.buf[: len(frames)]
+            out[:] = (self.t + np.arange(len(frames), dtype=np.float32))[:, None, None, None]
+            self.t += len(frames)
+            return out
+
+    out = write_rgb_feature_store(stim, tmp_path / "f.zarr", model=Reusing(), movie_file=movie, batch_size=2,
+                                  description={"model": "reusing", "params": {}})
+    maps = np.asarray(open_store(out, deep=True)["maps"])
+    np.testing.assert_array_equal(maps, np.broadcast_to(np.arange(40, dtype=np.float32)[:, None, None, None],
+                                                        maps.shape))
+
+
 def test_rgb_batches_of_a_rendered_scene_are_its_grey_grid(tmp_path):
     from psybench.attention.deep_models import rgb_batches
     from psybench.attention.stimuli import write_popout_store

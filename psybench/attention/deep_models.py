@@ -362,7 +362,10 @@ def write_rgb_feature_store(
             raise ValueError(f"model {name!r}: maps of a batch of {len(batch)} frames must be (b, h, w, K), "
                              f"got {maps.shape}")
         seen.setdefault("input", [int(batch.shape[2]), int(batch.shape[1])])
-        return area_resize(maps, (gh, gw))
+        grid = area_resize(maps, (gh, gw))
+        # written from its own memory (zero copy, below): a copy where it is the array a user's model returned,
+        # whose buffer the model may fill again for the next batch (CNNFeatures returns a new array each time)
+        return grid.copy() if not isinstance(model, CNNFeatures) and np.shares_memory(grid, maps) else grid
 
     first = pooled(next(batches))
     K = first.shape[-1]
