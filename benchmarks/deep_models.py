@@ -374,6 +374,22 @@ def report_memory(prefix: str, lengths, results: list[dict]) -> None:
     print(f"FIGURE {prefix}_peak_rss_ratio {results[1]['peak_mb'] / results[0]['peak_mb']:.3f} x")
 
 
+def attention_memory(case: str, prefix: str, args, tmp: Path, *, entry: dict, out: Callable[[int], Path],
+                     gaze: bool = False, **payload) -> None:
+    """Peak RSS of an attention stage in a fresh process, on a movie of each of ``--memory-frames-attention``."""
+    from psybench.attention.stimuli import ingest_movie
+
+    width, height = args.cnn_size
+    results = []
+    for n in args.memory_frames_attention:
+        clip = write_avi(tmp / f"clip{n}.avi", n, width, height, seed=1)
+        # the stimulus store is named after the movie file, as the workflow names it
+        stim = ingest_movie(clip, tmp / f"clip{n}.zarr", grid=(40, 30))
+        results.append(peak_rss(case, entry=entry, stim=stim, out=out(n), movie_file=clip,
+                                **({"gaze": [n, width, height]} if gaze else {}), **payload))
+    report_memory(prefix, args.memory_frames_attention, results)
+
+
 # ---------------------------------------------------------------- cases -----------------------------------------------
 
 
@@ -510,14 +526,8 @@ def bench_cnn(args, tmp: Path) -> None:
           f"store = the model's maps pooled to the grid: {same_grid}")
     report("cnn_resnet18", best, best_cpu)
     report_build("cnn_resnet18", spec, args.repeats)
-    results = []
-    for n in args.memory_frames_attention:
-        clip = write_avi(tmp / f"clip{n}.avi", n, width, height, seed=1)
-        # the stimulus store is named after the movie file, as the workflow names it
-        s = ingest_movie(clip, tmp / f"clip{n}.zarr", grid=(40, 30))
-        results.append(peak_rss("cnn", entry=cnn_entry(weights, args.batch, layers, "native"), stim=s,
-                                out=tmp / f"cnn{n}.zarr", movie_file=clip))
-    report_memory("cnn_resnet18", args.memory_frames_attention, results)
+    attention_memory("cnn", "cnn_resnet18", args, tmp, entry=cnn_entry(weights, args.batch, layers, "native"),
+                     out=lambda n: tmp / f"cnn{n}.zarr")
 
 
 def bench_map(args, tmp: Path) -> None:
@@ -575,13 +585,8 @@ def bench_map(args, tmp: Path) -> None:
           f"same maps as direct: {same}")
     report("map_net", best, best_cpu)
     report_build("map_net", spec, args.repeats)
-    results = []
-    for n in args.memory_frames_attention:
-        clip = write_avi(tmp / f"clip{n}.avi", n, width, height, seed=1)
-        s = ingest_movie(clip, tmp / f"clip{n}.zarr", grid=(40, 30))
-        results.append(peak_rss("map", entry=map_entry(weights, args.batch), stim=s, out=tmp / f"map{n}.csv",
-                                movie_file=clip, gaze=[n, width, height], path=tmp))
-    report_memory("map_net", args.memory_frames_attention, results)
+    attention_memory("map", "map_net", args, tmp, entry=map_entry(weights, args.batch),
+                     out=lambda n: tmp / f"map{n}.csv", gaze=True, path=tmp)
 
 
 def bench_stream(args, tmp: Path) -> None:
